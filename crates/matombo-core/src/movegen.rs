@@ -1,0 +1,432 @@
+//! Whole turns: resolving tokens, listing turns lazily, counting them in bulk, perft and
+//! uniformly random play.
+
+use rand::Rng;
+
+use crate::error::IllegalError;
+use crate::hole::Side;
+use crate::position::{Position, MAX_TRACK};
+use crate::ruleset::GameKind;
+use crate::sow::{SowEnd, Sower};
+use crate::token::{Decision, Token};
+use crate::turn::{candidate_starts, Phase, Turn};
+
+impl Position {
+    /// Turns a token into the decisions it stands for, checking every one against the
+    /// position. The token must be in canonical form (picks in canonical order, each hole
+    /// once); the error says why a token does not fit.
+    ///
+    /// ```
+    /// use matombo_core::{Decision, Position};
+    /// let p = Position::start("tsoro:8".parse().unwrap());
+    /// let d = p.resolve(&"B2+".parse().unwrap()).unwrap();
+    /// assert_eq!(d, vec![Decision::Sow("B2".parse().unwrap()), Decision::Continue]);
+    /// assert!(p.resolve(&"B2".parse().unwrap()).is_err()); // the head choice is missing
+    /// ```
+    pub fn resolve(&self, token: &Token) -> Result<Vec<Decision>, IllegalError> {
+        self.resolve_turn(token).map(|(d, _)| d)
+    }
+
+    /// Plays a whole turn given as a token and returns the resulting position.
+    pub fn play(&self, token: &Token) -> Result<Position, IllegalError> {
+        self.resolve_turn(token).map(|(_, t)| t.into_position().expect("resolved turns are complete"))
+    }
+
+    pub(crate) fn resolve_turn(&self, token: &Token) -> Result<(Vec<Decision>, Turn), IllegalError> {
+        let fail = |reason: String| IllegalError::Token { token: token.to_string(), reason };
+        let mut turn = self.begin_turn();
+        let mut decisions = Vec::new();
+        let first = Decision::Sow(token.start);
+        if !turn.is_legal(first) {
+            let starts: Vec<String> = turn.decisions().iter().map(|d| d.to_string()[4..].to_string()).collect();
+            return Err(fail(format!(
+                "{} cannot start a turn for {} (legal starts: {})",
+                token.start,
+                self.side,
+                if starts.is_empty() { "none".to_string() } else { starts.join(" ") }
+            )));
+        }
+        turn.apply_legal(first, &mut |_| {});
+        decisions.push(first);
+        let mut marks = token.marks.iter();
+        let mut picks = token.picks.iter();
+        let nsolo = self.ruleset.kind() == GameKind::Nsolo;
+        loop {
+            match turn.phase() {
+                Phase::Complete => break,
+                Phase::Start => unreachable!(),
+                Phase::Head(h) => {
+                    let m = marks.next().ok_or_else(|| {
+                        fail(format!(
+                            "the sowing ends on the occupied head {h}: '+' (continue) or '=' (stop) is needed"
+                        ))
+                    })?;
+                    let d = if *m { Decision::Continue } else { Decision::Stop };
+                    if !turn.is_legal(d) {
+                        return Err(fail(format!(
+                            "continuing at {h} is not allowed (the sowing would never end, or this head choice repeats)"
+                        )));
+                    }
+                    turn.apply_legal(d, &mut |_| {});
+                    decisions.push(d);
+                }
+                Phase::Bonus { left } => {
+                    if marks.len() > 0 {
+                        return Err(fail("more '+'/'=' marks than head choices".to_string()));
+                    }
+                    match picks.next() {
+                        None if nsolo => {
+                            return Err(fail(format!("{left} more stone(s) must be taken as the bonus")));
+                        }
+                        None => {
+                            turn.apply_legal(Decision::Done, &mut |_| {});
+                            decisions.push(Decision::Done);
+                        }
+                        Some(p) => {
+                            if !nsolo && p.times != 1 {
+                                return Err(fail(format!("a Tsoro bonus pick takes a whole hole: write x{}", p.hole)));
+                            }
+                            for _ in 0..p.times {
+                                let d = Decision::Take(p.hole);
+                                if !turn.is_legal(d) {
+                                    return Err(fail(format!(
+                                        "bonus pick x{} is not possible here (picks go in canonical order: the opponent's outer row 1..N, then inner row 1..N, each hole once, and only non-empty holes)",
+                                        p.hole
+                                    )));
+                                }
+                                turn.apply_legal(d, &mut |_| {});
+                                decisions.push(d);
+                                if turn.is_complete() {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if marks.len() > 0 {
+            return Err(fail("more '+'/'=' marks than head choices".to_string()));
+        }
+        if picks.len() > 0 {
+            return Err(fail("more bonus picks than the turn allows".to_string()));
+        }
+        let canonical = turn.token().expect("complete");
+        if canonical != *token {
+            return Err(fail(format!("not in canonical form; this turn is written {canonical}")));
+        }
+        Ok((decisions, turn))
+    }
+
+    /// Every legal turn with its token and resulting position, generated lazily in
+    /// canonical order (an Nsolo capture can have more bonus sets than fit in memory).
+    pub fn turns(&self) -> Turns {
+        let turn = self.begin_turn();
+        let decisions = turn.decisions();
+        Turns { stack: vec![(turn, decisions, 0)] }
+    }
+
+    /// The number of legal turns (RULES.md §7), counted without listing bonus sets.
+    /// Saturates at `u128::MAX`.
+    pub fn count_turns(&self) -> u128 {
+        let n = self.ruleset.size();
+        let mover = self.side;
+        let mut cands = [0usize; MAX_TRACK];
+        let k = candidate_starts(self.track(mover), n, &mut cands);
+        let mut seen = Vec::new();
+        let mut total = 0u128;
+        for &t in &cands[..k] {
+            let (end, track, hash) = self.sow_copy(mover, t, |_, _, _| {});
+            total = total.saturating_add(self.count_after(end, track, hash, &mut seen));
+        }
+        total
+    }
+
+    fn count_after(
+        &self,
+        end: SowEnd,
+        track: [u16; MAX_TRACK],
+        hash: u64,
+        seen: &mut Vec<(usize, u64, [u16; MAX_TRACK])>,
+    ) -> u128 {
+        let n = self.ruleset.size();
+        match end {
+            SowEnd::Endless => 0,
+            SowEnd::Empty(t) if t >= n => self.count_captures(t),
+            SowEnd::Empty(_) => 1,
+            SowEnd::Head(t) => {
+                let len = 2 * n;
+                let repeated = seen.iter().any(|s| s.0 == t && s.1 == hash && s.2[..len] == track[..len]);
+                if repeated {
+                    return 1;
+                }
+                let mut next = track;
+                let mut h = hash;
+                let e = Sower {
+                    track: &mut next,
+                    len,
+                    side: self.side.index(),
+                    heads_from: self.heads_from(),
+                    n,
+                    hash: &mut h,
+                }
+                .sow(t, |_, _, _| {});
+                if e == SowEnd::Endless {
+                    return 1;
+                }
+                seen.push((t, hash, track));
+                let c = self.count_after(e, next, h, seen);
+                seen.pop();
+                c.saturating_add(1)
+            }
+        }
+    }
+
+    /// Turns that end with the sowing in the mover's inner hole `t`: 1 without a capture,
+    /// else the number of bonus choices.
+    fn count_captures(&self, t: usize) -> u128 {
+        let n = self.ruleset.size();
+        let opp = &self.counts[self.side.opponent().index()];
+        let facing = 3 * n - 1 - t;
+        let k = opp[facing] as u32;
+        if k == 0 {
+            return 1;
+        }
+        match self.ruleset.kind() {
+            GameKind::Tsoro => {
+                let outer = 2 * n - 1 - facing;
+                let m = (0..2 * n).filter(|&i| i != facing && i != outer && opp[i] > 0).count() as u128;
+                let kmax = (self.ruleset.bonus() as u128).min(m);
+                // Sum of C(m, j) for j = 0..=kmax.
+                let mut total = 0u128;
+                let mut c = 1u128;
+                for j in 0..=kmax {
+                    total += c;
+                    c = c * (m - j) / (j + 1);
+                }
+                total
+            }
+            GameKind::Nsolo => {
+                let caps: Vec<u32> =
+                    (0..2 * n).filter(|&i| i != facing).map(|i| opp[i] as u32).filter(|&c| c > 0).collect();
+                let remaining: u32 = caps.iter().sum();
+                let r = k.min(remaining);
+                bounded_compositions(&caps, r)
+            }
+        }
+    }
+
+    /// perft (RULES.md §7): the number of turn sequences of length `depth`; the last ply
+    /// is counted in bulk. Saturates at `u128::MAX`.
+    ///
+    /// ```
+    /// use matombo_core::Position;
+    /// let p = Position::start("tsoro:8".parse().unwrap());
+    /// assert_eq!(p.perft(0), 1);
+    /// assert_eq!(p.perft(1), p.turns().count() as u128);
+    /// ```
+    pub fn perft(&self, depth: u32) -> u128 {
+        match depth {
+            0 => 1,
+            1 => self.count_turns(),
+            _ => self.turns().fold(0u128, |acc, (_, p)| acc.saturating_add(p.perft(depth - 1))),
+        }
+    }
+
+    /// perft through the choice-by-choice interface only ([`Turn::decisions`] and
+    /// [`Turn::apply`]), without bulk counting: slow, for checking the fast paths.
+    pub fn perft_by_decisions(&self, depth: u32) -> u128 {
+        fn walk(turn: Turn, depth: u32) -> u128 {
+            if turn.is_complete() {
+                let p = turn.into_position().expect("complete");
+                return p.perft_by_decisions(depth - 1);
+            }
+            turn.decisions()
+                .into_iter()
+                .map(|d| {
+                    let mut t = turn.clone();
+                    t.apply(d).expect("listed decisions are legal");
+                    walk(t, depth)
+                })
+                .fold(0u128, |a, b| a.saturating_add(b))
+        }
+        if depth == 0 {
+            return 1;
+        }
+        walk(self.begin_turn(), depth)
+    }
+
+    /// The `perft` of each legal turn at `depth - 1`, in canonical order.
+    pub fn divide(&self, depth: u32) -> impl Iterator<Item = (Token, u128)> + '_ {
+        self.turns().map(move |(t, p)| (t, if depth == 0 { 0 } else { p.perft(depth - 1) }))
+    }
+}
+
+/// Ways to take exactly `r` stones from holes with the given capacities (how many
+/// multisets of size `r` the holes allow). Saturates at `u128::MAX`.
+pub(crate) fn bounded_compositions(caps: &[u32], r: u32) -> u128 {
+    let r = r as usize;
+    let mut ways = vec![0u128; r + 1];
+    ways[0] = 1;
+    let mut next = vec![0u128; r + 1];
+    for &c in caps {
+        let c = c as usize;
+        // next[s] = sum of ways[s - x] for x in 0..=min(c, s), by a sliding window.
+        let mut window = 0u128;
+        for s in 0..=r {
+            window = window.saturating_add(ways[s]);
+            if s > c {
+                window = window.saturating_sub(ways[s - c - 1]);
+            }
+            next[s] = window;
+        }
+        core::mem::swap(&mut ways, &mut next);
+    }
+    ways[r]
+}
+
+/// Lazy iterator over the legal turns of a position; see [`Position::turns`].
+pub struct Turns {
+    stack: Vec<(Turn, Vec<Decision>, usize)>,
+}
+
+impl Iterator for Turns {
+    type Item = (Token, Position);
+
+    fn next(&mut self) -> Option<(Token, Position)> {
+        loop {
+            let (turn, decisions, i) = self.stack.last_mut()?;
+            if *i == decisions.len() {
+                self.stack.pop();
+                continue;
+            }
+            let d = decisions[*i];
+            *i += 1;
+            let mut t = turn.clone();
+            t.apply_legal(d, &mut |_| {});
+            if t.is_complete() {
+                let token = t.token().expect("complete");
+                return Some((token, t.into_position().expect("complete")));
+            }
+            let ds = t.decisions();
+            self.stack.push((t, ds, 0));
+        }
+    }
+}
+
+impl Turn {
+    /// Applies one decision chosen uniformly at random among the legal ones. Returns
+    /// `false` (and changes nothing) when there is none: at the start of a turn, that
+    /// means the mover has no legal move.
+    pub fn apply_random<R: Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
+        let pos = self.position();
+        let n = pos.ruleset.size();
+        let mover = self.mover();
+        match self.phase() {
+            Phase::Complete => false,
+            Phase::Start => {
+                // Rejection sampling over the candidate starts: endless ones (rare) are
+                // dropped and another is drawn, which keeps the choice uniform over the
+                // legal starts while sowing only the one chosen.
+                let mut cands = [0usize; MAX_TRACK];
+                let mut k = candidate_starts(pos.track(mover), n, &mut cands);
+                while k > 0 {
+                    let i = rng.random_range(0..k);
+                    let t = cands[i];
+                    let (end, track, hash) = pos.sow_copy(mover, t, |_, _, _| {});
+                    if end == SowEnd::Endless {
+                        cands[i] = cands[k - 1];
+                        k -= 1;
+                        continue;
+                    }
+                    self.set_start(crate::hole::Hole::from_track(mover, t, n));
+                    self.commit(track, hash);
+                    self.after_sowing(end, &mut |_| {});
+                    return true;
+                }
+                false
+            }
+            Phase::Head(h) => {
+                let t = h.track(n);
+                if self.head_repeated() {
+                    self.apply_legal(Decision::Stop, &mut |_| {});
+                    return true;
+                }
+                let (end, track, hash) = pos.sow_copy(mover, t, |_, _, _| {});
+                if end != SowEnd::Endless && rng.random_bool(0.5) {
+                    self.push_mark(true);
+                    self.commit(track, hash);
+                    self.after_sowing(end, &mut |_| {});
+                } else {
+                    self.apply_legal(Decision::Stop, &mut |_| {});
+                }
+                true
+            }
+            Phase::Bonus { .. } => {
+                let ds = self.decisions();
+                let d = ds[rng.random_range(0..ds.len())];
+                self.apply_legal(d, &mut |_| {});
+                true
+            }
+        }
+    }
+}
+
+/// How a random playout ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Playout {
+    /// The winner, or `None` for a draw or an unfinished game.
+    pub winner: Option<Side>,
+    /// Whether the game stopped at the turn cap, unfinished.
+    pub unfinished: bool,
+    /// Turns played.
+    pub turns: u32,
+}
+
+/// Plays uniformly random decisions from `pos` until the game ends (a player without a
+/// legal move loses; Nsolo's repetition draw applies) or `max_turns` turns have been
+/// played (unfinished).
+pub fn random_playout<R: Rng + ?Sized>(pos: &Position, rng: &mut R, max_turns: u32) -> Playout {
+    let mut turn = pos.begin_turn();
+    let nsolo = pos.ruleset.kind() == GameKind::Nsolo;
+    // Positions since the last capture, for the repetition rule.
+    let mut history: Vec<Position> = Vec::new();
+    let mut turns = 0;
+    loop {
+        if nsolo {
+            let p = turn.position();
+            if history.iter().any(|q| q.hash == p.hash && q == p) {
+                return Playout { winner: None, unfinished: false, turns };
+            }
+            history.push(p.clone());
+        }
+        if turns >= max_turns {
+            return Playout { winner: None, unfinished: true, turns };
+        }
+        if !turn.apply_random(rng) {
+            return Playout { winner: Some(turn.mover().opponent()), unfinished: false, turns };
+        }
+        while !turn.is_complete() {
+            turn.apply_random(rng);
+        }
+        if turn.captured() > 0 {
+            history.clear();
+        }
+        turns += 1;
+        turn.next_turn();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compositions_small() {
+        assert_eq!(bounded_compositions(&[1, 1, 1], 2), 3);
+        assert_eq!(bounded_compositions(&[2, 3], 3), 3); // (0,3) (1,2) (2,1)
+        assert_eq!(bounded_compositions(&[5], 5), 1);
+        assert_eq!(bounded_compositions(&[], 0), 1);
+        assert_eq!(bounded_compositions(&[2, 2], 0), 1);
+    }
+}

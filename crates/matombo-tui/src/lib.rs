@@ -1,0 +1,1 @@
+//! Full-screen terminal board (to come).

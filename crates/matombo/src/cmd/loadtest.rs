@@ -1,0 +1,10 @@
+//! `matombo loadtest` (to come).
+
+/// Arguments of `matombo loadtest`.
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Runs the subcommand.
+pub fn run(_args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("not built yet")
+}

@@ -1,0 +1,75 @@
+//! `matombo`: the one command for Tsoro and Nsolo. Each subcommand lives in `cmd/`.
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Tsoro and Nsolo, the four-row mancala games of southern and central Africa.
+///
+/// Positions are written as in RULES.md §6.2, e.g. "tsoro:8 2*8/0*8/0*8/2*8 S"; wherever
+/// a position is asked for, a bare ruleset name (tsoro, tsoro:8,heads=1, nsolo:36) means
+/// its start position.
+#[derive(Parser)]
+#[command(name = "matombo", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count turn sequences to a depth (RULES.md §7).
+    Perft(cmd::perft::Args),
+    /// List every legal turn with the position it leads to.
+    Turns(cmd::turns::Args),
+    /// Play turns in order and print the resulting position.
+    Apply(cmd::apply::Args),
+    /// Draw a position in the terminal.
+    Show(cmd::show::Args),
+    /// Measure the speed of the rules engine and the search.
+    Bench(cmd::bench::Args),
+    /// Analyse a position with the AI: best turn, score, principal variation.
+    Analyse(cmd::analyse::Args),
+    /// Play a match between two engines and report the score with statistics.
+    Match(cmd::matches::Args),
+    /// Speak the line-based engine protocol on stdin/stdout.
+    Engine(cmd::engine::Args),
+    /// Play in the terminal on a full-screen board.
+    Play(cmd::play::Args),
+    /// Serve the web site: catalogue, rules, board, online play.
+    Serve(cmd::serve::Args),
+    /// Drive many concurrent online games against a server and report latency.
+    Loadtest(cmd::loadtest::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    // Logs go to stderr so that stdout stays machine-readable.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("MATOMBO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let result = match cli.command {
+        Command::Perft(a) => cmd::perft::run(a),
+        Command::Turns(a) => cmd::turns::run(a),
+        Command::Apply(a) => cmd::apply::run(a),
+        Command::Show(a) => cmd::show::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Analyse(a) => cmd::analyse::run(a),
+        Command::Match(a) => cmd::matches::run(a),
+        Command::Engine(a) => cmd::engine::run(a),
+        Command::Play(a) => cmd::play::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
+        Command::Loadtest(a) => cmd::loadtest::run(a),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
