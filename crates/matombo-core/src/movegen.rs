@@ -109,7 +109,10 @@ impl Position {
             return Err(fail("more '+'/'=' marks than head choices".to_string()));
         }
         if picks.len() > 0 {
-            return Err(fail("more bonus picks than the turn allows".to_string()));
+            return Err(fail(
+                "more bonus picks than the turn allows, or picks out of canonical order (the opponent's outer row 1..N, then inner row 1..N)"
+                    .to_string(),
+            ));
         }
         let canonical = turn.token().expect("complete");
         if canonical != *token {
@@ -319,8 +322,7 @@ impl Turn {
     /// `false` (and changes nothing) when there is none: at the start of a turn, that
     /// means the mover has no legal move.
     pub fn apply_random<R: Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
-        let pos = self.position();
-        let n = pos.ruleset.size();
+        let n = self.position().ruleset.size();
         let mover = self.mover();
         match self.phase() {
             Phase::Complete => false,
@@ -329,42 +331,52 @@ impl Turn {
                 // dropped and another is drawn, which keeps the choice uniform over the
                 // legal starts while sowing only the one chosen.
                 let mut cands = [0usize; MAX_TRACK];
-                let mut k = candidate_starts(pos.track(mover), n, &mut cands);
+                let mut k = candidate_starts(self.position().track(mover), n, &mut cands);
                 while k > 0 {
                     let i = rng.random_range(0..k);
                     let t = cands[i];
-                    let (end, track, hash) = pos.sow_copy(mover, t, |_, _, _| {});
+                    let backup = (self.position().counts[mover.index()], self.position().hash);
+                    let end = self.sow_in_place(t, |_, _, _| {});
                     if end == SowEnd::Endless {
+                        self.commit(backup.0, backup.1);
                         cands[i] = cands[k - 1];
                         k -= 1;
                         continue;
                     }
                     self.set_start(crate::hole::Hole::from_track(mover, t, n));
-                    self.commit(track, hash);
                     self.after_sowing(end, &mut |_| {});
                     return true;
                 }
                 false
             }
             Phase::Head(h) => {
-                let t = h.track(n);
-                if self.head_repeated() {
-                    self.apply_legal(Decision::Stop, &mut |_| {});
-                    return true;
+                // A fair coin between continue and stop; when continue turns out to be
+                // illegal (E2, or endless by E1) the turn stops, as it must.
+                if !self.head_repeated() && rng.random_bool(0.5) {
+                    let backup = (self.position().counts[mover.index()], self.position().hash);
+                    let end = self.sow_in_place(h.track(n), |_, _, _| {});
+                    if end != SowEnd::Endless {
+                        self.push_mark(true);
+                        self.after_sowing(end, &mut |_| {});
+                        return true;
+                    }
+                    self.commit(backup.0, backup.1);
                 }
-                let (end, track, hash) = pos.sow_copy(mover, t, |_, _, _| {});
-                if end != SowEnd::Endless && rng.random_bool(0.5) {
-                    self.push_mark(true);
-                    self.commit(track, hash);
-                    self.after_sowing(end, &mut |_| {});
-                } else {
-                    self.apply_legal(Decision::Stop, &mut |_| {});
-                }
+                self.apply_legal(Decision::Stop, &mut |_| {});
                 true
             }
             Phase::Bonus { .. } => {
-                let ds = self.decisions();
-                let d = ds[rng.random_range(0..ds.len())];
+                let mut picks = [0usize; MAX_TRACK];
+                let k = self.pick_options(&mut picks);
+                let tsoro = self.position().ruleset.kind() == GameKind::Tsoro;
+                // Tsoro offers `done` after the picks.
+                let choice = rng.random_range(0..k + tsoro as usize);
+                let d = if choice == k {
+                    Decision::Done
+                } else {
+                    let t = crate::turn::canonical_track(picks[choice], n);
+                    Decision::Take(crate::hole::Hole::from_track(mover.opponent(), t, n))
+                };
                 self.apply_legal(d, &mut |_| {});
                 true
             }

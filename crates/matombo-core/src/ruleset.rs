@@ -218,7 +218,10 @@ impl FromStr for Ruleset {
                 }
             }
         }
-        Ok(Ruleset { kind, n: n as u8, heads, bonus })
+        match kind {
+            GameKind::Tsoro => Ruleset::tsoro(n as u8, heads, bonus),
+            GameKind::Nsolo => Ruleset::nsolo(n as u8),
+        }
     }
 }
 
@@ -254,6 +257,10 @@ mod tests {
         ] {
             assert_eq!(input.parse::<Ruleset>().unwrap().to_string(), canon, "{input}");
         }
+        let nsolo: Ruleset = "nsolo".parse().unwrap();
+        assert_eq!(nsolo, Ruleset::nsolo(8).unwrap());
+        assert_eq!((nsolo.heads(), nsolo.bonus()), (0, 0));
+        assert_eq!("tsoro:8".parse::<Ruleset>().unwrap(), Ruleset::tsoro(8, 2, 2).unwrap());
     }
 
     #[test]

@@ -75,33 +75,50 @@ impl Sower<'_> {
     #[inline]
     pub fn sow(&mut self, from: usize, mut on_lap: impl FnMut(usize, u16, usize)) -> SowEnd {
         let mut t = from;
-        let mut laps = 0u32;
-        // Brent's cycle detection over the state (track, lap start).
+        for _ in 0..CYCLE_CHECK_AFTER {
+            match self.step(t, &mut on_lap) {
+                Ok(next) => t = next,
+                Err(end) => return end,
+            }
+        }
+        self.sow_long(t, on_lap)
+    }
+
+    /// One lap from `t`: `Ok(next lap start)` for a relay, `Err(end)` when the sowing stops.
+    #[inline(always)]
+    fn step(&mut self, t: usize, on_lap: &mut impl FnMut(usize, u16, usize)) -> Result<usize, SowEnd> {
+        let stones = self.track[t];
+        let last = self.lap(t);
+        on_lap(t, stones, last);
+        if self.track[last] == 1 {
+            Err(SowEnd::Empty(last))
+        } else if last >= self.heads_from && last < self.n {
+            Err(SowEnd::Head(last))
+        } else {
+            Ok(last)
+        }
+    }
+
+    /// The rare long sowing, with Brent's cycle detection over the state (track, lap start).
+    #[cold]
+    #[inline(never)]
+    fn sow_long(&mut self, mut t: usize, mut on_lap: impl FnMut(usize, u16, usize)) -> SowEnd {
         let mut saved = [0u16; MAX_TRACK];
-        let mut saved_t = usize::MAX;
-        let mut saved_hash = 0u64;
+        saved[..self.len].copy_from_slice(&self.track[..self.len]);
+        let mut saved_t = t;
+        let mut saved_hash = *self.hash;
         let mut power = 1u32;
         let mut lam = 0u32;
         loop {
-            let stones = self.track[t];
-            let last = self.lap(t);
-            on_lap(t, stones, last);
-            if self.track[last] == 1 {
-                return SowEnd::Empty(last);
-            }
-            if last >= self.heads_from && last < self.n {
-                return SowEnd::Head(last);
-            }
-            t = last;
-            laps += 1;
-            if laps < CYCLE_CHECK_AFTER {
-                continue;
+            match self.step(t, &mut on_lap) {
+                Ok(next) => t = next,
+                Err(end) => return end,
             }
             if saved_t == t && saved_hash == *self.hash && saved[..self.len] == self.track[..self.len] {
                 return SowEnd::Endless;
             }
             lam += 1;
-            if saved_t == usize::MAX || lam == power {
+            if lam == power {
                 saved[..self.len].copy_from_slice(&self.track[..self.len]);
                 saved_t = t;
                 saved_hash = *self.hash;

@@ -101,24 +101,31 @@ pub(crate) fn canonical_track(i: usize, n: usize) -> usize {
 
 /// The start holes open to the mover before the endless-sowing check, in canonical order:
 /// holes of two or more, or when there are none, single stones before an empty hole.
+/// Branch-free loops: this runs at every turn of every playout.
 pub(crate) fn candidate_starts(track: &[u16], n: usize, out: &mut [usize; MAX_TRACK]) -> usize {
     let len = 2 * n;
+    let track = &track[..len];
     let mut k = 0;
-    for i in 0..len {
-        let t = canonical_track(i, n);
-        if track[t] >= 2 {
-            out[k] = t;
-            k += 1;
-        }
+    // Canonical order: outer holes 1..N (t = 0..N), then inner holes 1..N (t = 2N-1 down to N).
+    for t in 0..n {
+        out[k] = t;
+        k += (track[t] >= 2) as usize;
     }
-    if k == 0 {
-        for i in 0..len {
-            let t = canonical_track(i, n);
-            if track[t] == 1 && track[(t + 1) % len] == 0 {
-                out[k] = t;
-                k += 1;
-            }
-        }
+    for t in (n..len).rev() {
+        out[k] = t;
+        k += (track[t] >= 2) as usize;
+    }
+    if k > 0 {
+        return k;
+    }
+    let single = |t: usize| (track[t] == 1 && track[if t + 1 == len { 0 } else { t + 1 }] == 0) as usize;
+    for t in 0..n {
+        out[k] = t;
+        k += single(t);
+    }
+    for t in (n..len).rev() {
+        out[k] = t;
+        k += single(t);
     }
     k
 }
@@ -258,25 +265,34 @@ impl Turn {
         self.captured = 0;
     }
 
-    /// The canonical indices of the opponent's holes a bonus pick may take now.
-    fn pickable(&self) -> impl Iterator<Item = usize> + '_ {
+    /// Writes the canonical indices of the opponent's holes a bonus pick may take now into
+    /// `out`, in order, and returns how many there are.
+    pub(crate) fn pick_options(&self, out: &mut [usize; MAX_TRACK]) -> usize {
+        let Phase::Bonus { left } = self.phase else { return 0 };
         let n = self.n();
-        let opp = self.pos.track(self.mover.opponent());
-        let left = match self.phase {
-            Phase::Bonus { left } => left as u32,
-            _ => 0,
-        };
-        let nsolo = self.pos.ruleset.kind() == GameKind::Nsolo;
-        // Nsolo: a pick is offered only if enough stones remain at or after it.
-        let mut suffix = [0u32; MAX_TRACK + 1];
-        if nsolo {
-            for i in (0..2 * n).rev() {
-                suffix[i] = suffix[i + 1] + opp[canonical_track(i, n)] as u32;
+        let opp = &self.pos.counts[self.mover.opponent().index()];
+        let mut last = 2 * n;
+        if self.pos.ruleset.kind() == GameKind::Nsolo {
+            // A pick is offered only if enough stones remain at or after it: the holes from
+            // `next_pick` up to the last one whose suffix still holds `left` stones.
+            let mut suffix = 0u32;
+            last = self.next_pick;
+            for i in (self.next_pick..2 * n).rev() {
+                suffix += opp[canonical_track(i, n)] as u32;
+                if suffix >= left as u32 {
+                    last = i + 1;
+                    break;
+                }
             }
         }
-        (self.next_pick..2 * n)
-            .filter(move |&i| opp[canonical_track(i, n)] > 0 && (!nsolo || suffix[i] >= left))
-            .take_while(move |_| left > 0)
+        let mut k = 0;
+        for i in self.next_pick..last {
+            if opp[canonical_track(i, n)] > 0 {
+                out[k] = i;
+                k += 1;
+            }
+        }
+        k
     }
 
     /// The legal decisions now, in canonical order: starts by canonical hole order
@@ -304,8 +320,12 @@ impl Turn {
             }
             Phase::Bonus { .. } => {
                 let opp = self.mover.opponent();
-                let mut v: Vec<Decision> =
-                    self.pickable().map(|i| Decision::Take(Hole::from_track(opp, canonical_track(i, n), n))).collect();
+                let mut picks = [0usize; MAX_TRACK];
+                let k = self.pick_options(&mut picks);
+                let mut v: Vec<Decision> = picks[..k]
+                    .iter()
+                    .map(|&i| Decision::Take(Hole::from_track(opp, canonical_track(i, n), n)))
+                    .collect();
                 if self.pos.ruleset.kind() == GameKind::Tsoro {
                     v.push(Decision::Done);
                 }
@@ -335,7 +355,9 @@ impl Turn {
                     return false;
                 }
                 let i = canonical_index(h.track(n), n);
-                self.pickable().any(|j| j == i)
+                let mut picks = [0usize; MAX_TRACK];
+                let k = self.pick_options(&mut picks);
+                picks[..k].contains(&i)
             }
             (Phase::Bonus { .. }, Decision::Done) => self.pos.ruleset.kind() == GameKind::Tsoro,
             _ => false,
@@ -389,11 +411,20 @@ impl Turn {
     fn sow_from(&mut self, from: usize, events: &mut impl FnMut(Event)) {
         let n = self.n();
         let mover = self.mover;
-        let (end, track, hash) = self.pos.sow_copy(mover, from, |f, stones, last| {
+        let end = self.sow_in_place(from, |f, stones, last| {
             events(Event::Lap { from: Hole::from_track(mover, f, n), stones, last: Hole::from_track(mover, last, n) })
         });
-        self.commit(track, hash);
         self.after_sowing(end, events);
+    }
+
+    /// Sows on the turn's own board. The caller has made sure the sowing ends, or keeps a
+    /// copy to restore.
+    pub(crate) fn sow_in_place(&mut self, from: usize, on_lap: impl FnMut(usize, u16, usize)) -> SowEnd {
+        let n = self.n();
+        let heads_from = self.pos.heads_from();
+        let s = self.mover.index();
+        let Position { counts, hash, .. } = &mut self.pos;
+        Sower { track: &mut counts[s], len: 2 * n, side: s, heads_from, n, hash }.sow(from, on_lap)
     }
 
     pub(crate) fn commit(&mut self, track: [u16; MAX_TRACK], hash: u64) {
@@ -470,7 +501,7 @@ impl Turn {
                 self.picks.push(Pick { hole: h, times: 1 });
                 self.next_pick = i + 1;
                 self.phase = Phase::Bonus { left: left - 1 };
-                if left == 1 || self.pickable().next().is_none() {
+                if left == 1 || self.pick_options(&mut [0; MAX_TRACK]) == 0 {
                     self.finish();
                 }
             }

@@ -1,0 +1,160 @@
+//! Property tests over positions reached by seeded random play in every ruleset family:
+//! turn listing, bulk counting and choice-by-choice play agree; turns replay; stones are
+//! conserved; notation round-trips; the incremental hash equals a full recomputation;
+//! the two sides are symmetric.
+
+mod common;
+
+use common::{random_position, RULESETS};
+use matombo_core::{Game, Position, Record, Setup, Side, Token};
+use proptest::prelude::*;
+
+fn any_position() -> impl Strategy<Value = Position> {
+    (0..RULESETS.len(), any::<u64>(), 0u32..120).prop_map(|(r, seed, turns)| random_position(RULESETS[r], seed, turns))
+}
+
+/// Swaps the owner of a token's holes (South's `B2` becomes North's `b2`).
+fn mirror_token(t: &str) -> String {
+    t.chars()
+        .map(|c| match c {
+            'a' => 'A',
+            'b' => 'B',
+            'A' => 'a',
+            'B' => 'b',
+            c => c,
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    #[test]
+    fn listed_turns_replay_conserve_stones_and_round_trip(pos in any_position()) {
+        let mover = pos.side_to_move();
+        for (token, after) in pos.turns().take(400) {
+            let text = token.to_string();
+            prop_assert_eq!(&text.parse::<Token>().unwrap(), &token);
+            prop_assert_eq!(&pos.play(&token).unwrap(), &after);
+            prop_assert_eq!(after.side_to_move(), mover.opponent());
+            prop_assert_eq!(after.hash(), after.full_hash());
+            prop_assert_eq!(&after.to_string().parse::<Position>().unwrap(), &after);
+            // Sowing moves the mover's stones around his own track; only captures change
+            // the count, and only on the opponent's side.
+            prop_assert_eq!(after.stones(mover), pos.stones(mover));
+            prop_assert!(after.stones(mover.opponent()) <= pos.stones(mover.opponent()));
+            let captured = pos.stones(mover.opponent()) - after.stones(mover.opponent());
+            if !token.picks.is_empty() {
+                prop_assert!(captured > 0);
+            }
+        }
+    }
+
+    #[test]
+    fn counting_listing_and_decisions_agree(pos in any_position()) {
+        let count = pos.count_turns();
+        prop_assume!(count <= 3000);
+        prop_assert_eq!(pos.turns().count() as u128, count);
+        prop_assert_eq!(pos.perft_by_decisions(1), count);
+        prop_assert_eq!(count == 0, !pos.has_legal_turn());
+    }
+
+    #[test]
+    fn perft_two_fast_equals_slow(pos in any_position()) {
+        prop_assume!(pos.count_turns() <= 60);
+        let fast = pos.perft(2);
+        prop_assume!(fast <= 4000);
+        prop_assert_eq!(fast, pos.perft_by_decisions(2));
+    }
+
+    #[test]
+    fn sides_are_symmetric(pos in any_position()) {
+        prop_assume!(pos.count_turns() <= 2000);
+        let m = pos.mirrored();
+        prop_assert_eq!(m.mirrored(), pos.clone());
+        let mut a: Vec<String> = pos.turns().map(|(t, _)| mirror_token(&t.to_string())).collect();
+        let mut b: Vec<String> = m.turns().map(|(t, _)| t.to_string()).collect();
+        a.sort();
+        b.sort();
+        prop_assert_eq!(a, b);
+    }
+
+    #[test]
+    fn incremental_hash_along_random_games(r in 0..RULESETS.len(), seed in any::<u64>()) {
+        for turns in [0u32, 5, 30, 90] {
+            let p = random_position(RULESETS[r], seed, turns);
+            prop_assert_eq!(p.hash(), p.full_hash());
+            prop_assert_eq!(p.total_stones() <= p.ruleset().total_stones(), true);
+        }
+    }
+
+    #[test]
+    fn records_round_trip(r in 0..RULESETS.len(), seed in any::<u64>(), turns in 0u32..60) {
+        let end = random_position(RULESETS[r], seed, turns);
+        // Replay the same random game through `Game` to have its tokens.
+        let mut game = Game::new(Position::start(end.ruleset()));
+        let mut rng_pos = Position::start(end.ruleset());
+        let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(seed);
+        for _ in 0..turns {
+            if game.is_over() { break; }
+            let mut t = rng_pos.begin_turn();
+            if !t.apply_random(&mut rng) { break; }
+            while !t.is_complete() { t.apply_random(&mut rng); }
+            let token = t.token().unwrap();
+            rng_pos = t.into_position().unwrap();
+            game.play(&token).unwrap();
+        }
+        let mut rec = Record::new(game.clone());
+        rec.set_tag("South", "Tendai \"T\" M.");
+        let text = rec.to_string();
+        let back: Record = text.parse().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(back.game.moves(), game.moves());
+        prop_assert_eq!(back.game.position(), game.position());
+        prop_assert_eq!(back.game.outcome(), game.outcome());
+        prop_assert_eq!(back.tag("South"), Some("Tendai \"T\" M."));
+        prop_assert_eq!(back.to_string(), text);
+    }
+
+    #[test]
+    fn position_parser_never_panics(s in "\\PC{0,60}") {
+        if let Ok(p) = s.parse::<Position>() {
+            prop_assert_eq!(p.to_string().parse::<Position>().unwrap(), p);
+        }
+        let _ = s.parse::<Setup>();
+    }
+
+    #[test]
+    fn position_like_strings_round_trip(
+        r in 0..RULESETS.len(),
+        counts in proptest::collection::vec(0u32..6, 4 * 36),
+        north in any::<bool>(),
+    ) {
+        let ruleset: matombo_core::Ruleset = RULESETS[r].parse().unwrap();
+        let n = ruleset.size();
+        let rows: Vec<String> = (0..4)
+            .map(|i| counts[i * 36..i * 36 + n].iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","))
+            .collect();
+        let text = format!("{} {} {}", ruleset, rows.join("/"), if north { "N" } else { "S" });
+        let total: u32 = (0..4).map(|i| counts[i * 36..i * 36 + n].iter().sum::<u32>()).sum();
+        match text.parse::<Position>() {
+            Ok(p) => {
+                prop_assert!(total <= ruleset.total_stones());
+                prop_assert_eq!(p.total_stones(), total);
+                let canon = p.to_string();
+                prop_assert_eq!(&canon.parse::<Position>().unwrap(), &p);
+                prop_assert_eq!(p.side_to_move(), if north { Side::North } else { Side::South });
+            }
+            Err(e) => {
+                prop_assert!(total > ruleset.total_stones(), "{}", e);
+                prop_assert!(e.to_string().contains("stones"));
+            }
+        }
+    }
+
+    #[test]
+    fn token_parser_never_panics(s in "[abAB0-9+=x:]{0,16}") {
+        if let Ok(t) = s.parse::<Token>() {
+            prop_assert_eq!(t.to_string(), s);
+        }
+    }
+}
