@@ -9,7 +9,7 @@ use crate::position::{Position, MAX_TRACK};
 use crate::ruleset::GameKind;
 use crate::sow::{SowEnd, Sower};
 use crate::token::{Decision, Token};
-use crate::turn::{candidate_starts, Phase, Turn};
+use crate::turn::{candidate_mask, candidate_starts, select_bit, Phase, Turn};
 
 impl Position {
     /// Turns a token into the decisions it stands for, checking every one against the
@@ -232,7 +232,99 @@ impl Position {
         match depth {
             0 => 1,
             1 => self.count_turns(),
-            _ => self.turns().fold(0u128, |acc, (_, p)| acc.saturating_add(p.perft(depth - 1))),
+            _ => {
+                let mut total = 0u128;
+                self.for_each_child(&mut |p| total = total.saturating_add(p.perft(depth - 1)));
+                total
+            }
+        }
+    }
+
+    /// Calls `f` with the position after every legal turn, in the order of [`Position::turns`],
+    /// without building tokens: the inner loop of perft and of search.
+    pub fn for_each_child(&self, f: &mut impl FnMut(&Position)) {
+        let n = self.ruleset.size();
+        let mover = self.side;
+        let mut cands = [0usize; MAX_TRACK];
+        let k = candidate_starts(self.track(mover), n, &mut cands);
+        let mut seen = Vec::new();
+        for &t in &cands[..k] {
+            let mut child = self.clone();
+            let end = child.sow_own(t);
+            self.children_after(end, child, &mut seen, f);
+        }
+    }
+
+    /// Sows on this position's own board for the side to move.
+    fn sow_own(&mut self, from: usize) -> SowEnd {
+        let n = self.ruleset.size();
+        let heads_from = self.heads_from();
+        let s = self.side.index();
+        let Position { counts, hash, .. } = self;
+        Sower { track: &mut counts[s], len: 2 * n, side: s, heads_from, n, hash }.sow(from, |_, _, _| {})
+    }
+
+    fn children_after(
+        &self,
+        end: SowEnd,
+        mut child: Position,
+        seen: &mut Vec<(usize, u64, [u16; MAX_TRACK])>,
+        f: &mut impl FnMut(&Position),
+    ) {
+        let n = self.ruleset.size();
+        let s = self.side.index();
+        match end {
+            SowEnd::Endless => {}
+            SowEnd::Empty(t) if t >= n => self.capture_children(t, child, f),
+            SowEnd::Empty(_) => {
+                child.switch_side();
+                f(&child);
+            }
+            SowEnd::Head(t) => {
+                let len = 2 * n;
+                let repeated =
+                    seen.iter().any(|x| x.0 == t && x.1 == child.hash && x.2[..len] == child.counts[s][..len]);
+                if !repeated {
+                    let mut cont = child.clone();
+                    let e = cont.sow_own(t);
+                    if e != SowEnd::Endless {
+                        seen.push((t, child.hash, child.counts[s]));
+                        self.children_after(e, cont, seen, f);
+                        seen.pop();
+                    }
+                }
+                // `continue` (+) sorts before `stop` (=) in the listing.
+                child.switch_side();
+                f(&child);
+            }
+        }
+    }
+
+    fn capture_children(&self, t: usize, mut child: Position, f: &mut impl FnMut(&Position)) {
+        let n = self.ruleset.size();
+        let opp = self.side.opponent();
+        let facing = 3 * n - 1 - t;
+        let k = child.counts[opp.index()][facing];
+        child.switch_side();
+        if k == 0 {
+            f(&child);
+            return;
+        }
+        child.set(opp, facing, 0);
+        match self.ruleset.kind() {
+            GameKind::Tsoro => {
+                let outer = 2 * n - 1 - facing;
+                child.set(opp, outer, 0);
+                tsoro_bonus(&mut child, opp, 0, self.ruleset.bonus(), f);
+            }
+            GameKind::Nsolo => {
+                let left = (k as u32).min(child.stones(opp)) as u16;
+                let mut suffix = [0u32; MAX_TRACK + 1];
+                for i in (0..2 * n).rev() {
+                    suffix[i] = suffix[i + 1] + child.counts[opp.index()][crate::turn::canonical_track(i, n)] as u32;
+                }
+                nsolo_bonus(&mut child, opp, 0, left, &mut suffix, f);
+            }
         }
     }
 
@@ -262,6 +354,56 @@ impl Position {
     /// The `perft` of each legal turn at `depth - 1`, in canonical order.
     pub fn divide(&self, depth: u32) -> impl Iterator<Item = (Token, u128)> + '_ {
         self.turns().map(move |(t, p)| (t, if depth == 0 { 0 } else { p.perft(depth - 1) }))
+    }
+}
+
+/// Every set of at most `left` more holes taken from `opp` at canonical indices from
+/// `from` on, in listing order (further picks before `done`).
+fn tsoro_bonus(pos: &mut Position, opp: Side, from: usize, left: u8, f: &mut impl FnMut(&Position)) {
+    let n = pos.ruleset.size();
+    if left > 0 {
+        for i in from..2 * n {
+            let t = crate::turn::canonical_track(i, n);
+            let c = pos.counts[opp.index()][t];
+            if c > 0 {
+                pos.set(opp, t, 0);
+                tsoro_bonus(pos, opp, i + 1, left - 1, f);
+                pos.set(opp, t, c);
+            }
+        }
+    }
+    f(pos);
+}
+
+/// Every multiset of exactly `left` stones taken from `opp` at canonical indices from
+/// `from` on; `suffix[i]` holds the stones at indices `i..`.
+fn nsolo_bonus(
+    pos: &mut Position,
+    opp: Side,
+    from: usize,
+    left: u16,
+    suffix: &mut [u32; MAX_TRACK + 1],
+    f: &mut impl FnMut(&Position),
+) {
+    if left == 0 {
+        f(pos);
+        return;
+    }
+    let n = pos.ruleset.size();
+    for i in from..2 * n {
+        if suffix[i] < left as u32 {
+            break;
+        }
+        let t = crate::turn::canonical_track(i, n);
+        let c = pos.counts[opp.index()][t];
+        if c > 0 {
+            pos.set(opp, t, c - 1);
+            // Stones at indices after i are unchanged; the suffix at i itself drops by one.
+            suffix[i] -= 1;
+            nsolo_bonus(pos, opp, i, left - 1, suffix, f);
+            suffix[i] += 1;
+            pos.set(opp, t, c);
+        }
     }
 }
 
@@ -330,17 +472,14 @@ impl Turn {
                 // Rejection sampling over the candidate starts: endless ones (rare) are
                 // dropped and another is drawn, which keeps the choice uniform over the
                 // legal starts while sowing only the one chosen.
-                let mut cands = [0usize; MAX_TRACK];
-                let mut k = candidate_starts(self.position().track(mover), n, &mut cands);
-                while k > 0 {
-                    let i = rng.random_range(0..k);
-                    let t = cands[i];
+                let mut cands = candidate_mask(&self.position().counts[mover.index()], n);
+                while cands != 0 {
+                    let t = select_bit(cands, rng.random_range(0..cands.count_ones()));
                     let backup = (self.position().counts[mover.index()], self.position().hash);
                     let end = self.sow_in_place(t, |_, _, _| {});
                     if end == SowEnd::Endless {
                         self.commit(backup.0, backup.1);
-                        cands[i] = cands[k - 1];
-                        k -= 1;
+                        cands &= !(1u128 << t);
                         continue;
                     }
                     self.set_start(crate::hole::Hole::from_track(mover, t, n));
@@ -366,15 +505,15 @@ impl Turn {
                 true
             }
             Phase::Bonus { .. } => {
-                let mut picks = [0usize; MAX_TRACK];
-                let k = self.pick_options(&mut picks);
+                let picks = self.pick_mask();
+                let k = picks.count_ones();
                 let tsoro = self.position().ruleset.kind() == GameKind::Tsoro;
                 // Tsoro offers `done` after the picks.
-                let choice = rng.random_range(0..k + tsoro as usize);
+                let choice = rng.random_range(0..k + tsoro as u32);
                 let d = if choice == k {
                     Decision::Done
                 } else {
-                    let t = crate::turn::canonical_track(picks[choice], n);
+                    let t = crate::turn::canonical_track(select_bit(picks, choice), n);
                     Decision::Take(crate::hole::Hole::from_track(mover.opponent(), t, n))
                 };
                 self.apply_legal(d, &mut |_| {});

@@ -331,7 +331,7 @@ impl core::str::FromStr for Record {
         }
         let over = game.outcome().is_some();
         let tags =
-            tags.into_iter().filter(|(k, _)| !DERIVED.contains(&k.as_str()) && !(over && k == "Termination")).collect();
+            tags.into_iter().filter(|(k, _)| !(DERIVED.contains(&k.as_str()) || (over && k == "Termination"))).collect();
         Ok(Record { tags, game })
     }
 }

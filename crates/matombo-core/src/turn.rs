@@ -130,6 +130,49 @@ pub(crate) fn candidate_starts(track: &[u16], n: usize, out: &mut [usize; MAX_TR
     k
 }
 
+/// Bit `t` set where `track[t] >= lo && track[t] <= hi`, for `t < len`. Written over lanes
+/// of eight so that it compiles to vector compares.
+#[inline]
+fn mask_between(track: &[u16; MAX_TRACK], len: usize, lo: u16, hi: u16) -> u128 {
+    let mut m = 0u128;
+    for (i, chunk) in track.chunks_exact(8).enumerate() {
+        let mut bits = 0u8;
+        for (j, &c) in chunk.iter().enumerate() {
+            bits |= ((c >= lo && c <= hi) as u8) << j;
+        }
+        m |= (bits as u128) << (8 * i);
+    }
+    m & ((1u128 << len) - 1)
+}
+
+/// The candidate starts (see [`candidate_starts`]) as a bit set over track positions.
+#[inline]
+pub(crate) fn candidate_mask(track: &[u16; MAX_TRACK], n: usize) -> u128 {
+    let len = 2 * n;
+    let big = mask_between(track, len, 2, u16::MAX);
+    if big != 0 {
+        return big;
+    }
+    let single = mask_between(track, len, 1, 1);
+    let empty = mask_between(track, len, 0, 0);
+    // A single stone at t may move when t+1 (wrapping at the end of the track) is empty.
+    let next_empty = (empty >> 1) | ((empty & 1) << (len - 1));
+    single & next_empty
+}
+
+/// The index of the `r`-th set bit of `m` (0-based).
+#[inline]
+pub(crate) fn select_bit(m: u128, r: u32) -> usize {
+    let low = m as u64;
+    let c = low.count_ones();
+    let (mut word, mut r, base) = if r < c { (low, r, 0) } else { ((m >> 64) as u64, r - c, 64) };
+    while r > 0 {
+        word &= word - 1;
+        r -= 1;
+    }
+    base + word.trailing_zeros() as usize
+}
+
 impl Position {
     /// Starts a turn for the side to move.
     pub fn begin_turn(&self) -> Turn {
@@ -265,34 +308,36 @@ impl Turn {
         self.captured = 0;
     }
 
-    /// Writes the canonical indices of the opponent's holes a bonus pick may take now into
-    /// `out`, in order, and returns how many there are.
-    pub(crate) fn pick_options(&self, out: &mut [usize; MAX_TRACK]) -> usize {
+    /// The opponent's holes a bonus pick may take now, as a bit set over canonical indices
+    /// (bit `i` for canonical index `i`).
+    pub(crate) fn pick_mask(&self) -> u128 {
         let Phase::Bonus { left } = self.phase else { return 0 };
         let n = self.n();
         let opp = &self.pos.counts[self.mover.opponent().index()];
-        let mut last = 2 * n;
+        // Non-empty holes in canonical order: outer t = 0..N, then inner t = 2N-1 down to N.
+        let mut nonempty = 0u128;
+        for t in 0..n {
+            nonempty |= ((opp[t] > 0) as u128) << t;
+        }
+        for t in n..2 * n {
+            nonempty |= ((opp[t] > 0) as u128) << (3 * n - 1 - t);
+        }
+        let mut end = 2 * n;
         if self.pos.ruleset.kind() == GameKind::Nsolo {
             // A pick is offered only if enough stones remain at or after it: the holes from
             // `next_pick` up to the last one whose suffix still holds `left` stones.
             let mut suffix = 0u32;
-            last = self.next_pick;
+            end = self.next_pick;
             for i in (self.next_pick..2 * n).rev() {
                 suffix += opp[canonical_track(i, n)] as u32;
                 if suffix >= left as u32 {
-                    last = i + 1;
+                    end = i + 1;
                     break;
                 }
             }
         }
-        let mut k = 0;
-        for i in self.next_pick..last {
-            if opp[canonical_track(i, n)] > 0 {
-                out[k] = i;
-                k += 1;
-            }
-        }
-        k
+        let range = ((1u128 << end) - 1) & !((1u128 << self.next_pick) - 1);
+        nonempty & range
     }
 
     /// The legal decisions now, in canonical order: starts by canonical hole order
@@ -320,11 +365,10 @@ impl Turn {
             }
             Phase::Bonus { .. } => {
                 let opp = self.mover.opponent();
-                let mut picks = [0usize; MAX_TRACK];
-                let k = self.pick_options(&mut picks);
-                let mut v: Vec<Decision> = picks[..k]
-                    .iter()
-                    .map(|&i| Decision::Take(Hole::from_track(opp, canonical_track(i, n), n)))
+                let mask = self.pick_mask();
+                let mut v: Vec<Decision> = (0..2 * n)
+                    .filter(|&i| mask >> i & 1 == 1)
+                    .map(|i| Decision::Take(Hole::from_track(opp, canonical_track(i, n), n)))
                     .collect();
                 if self.pos.ruleset.kind() == GameKind::Tsoro {
                     v.push(Decision::Done);
@@ -355,9 +399,7 @@ impl Turn {
                     return false;
                 }
                 let i = canonical_index(h.track(n), n);
-                let mut picks = [0usize; MAX_TRACK];
-                let k = self.pick_options(&mut picks);
-                picks[..k].contains(&i)
+                self.pick_mask() >> i & 1 == 1
             }
             (Phase::Bonus { .. }, Decision::Done) => self.pos.ruleset.kind() == GameKind::Tsoro,
             _ => false,
@@ -501,7 +543,7 @@ impl Turn {
                 self.picks.push(Pick { hole: h, times: 1 });
                 self.next_pick = i + 1;
                 self.phase = Phase::Bonus { left: left - 1 };
-                if left == 1 || self.pick_options(&mut [0; MAX_TRACK]) == 0 {
+                if left == 1 || self.pick_mask() == 0 {
                     self.finish();
                 }
             }
@@ -523,5 +565,31 @@ impl Turn {
     fn finish(&mut self) {
         self.phase = Phase::Complete;
         self.pos.switch_side();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_matches_candidate_list() {
+        let mut state = 12345u64;
+        for _ in 0..2000 {
+            let n = 6 + (state % 31) as usize;
+            let mut track = [0u16; MAX_TRACK];
+            for c in track.iter_mut().take(2 * n) {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                *c = [0, 0, 1, 1, 1, 2, 3][(state >> 33) as usize % 7];
+            }
+            let mut out = [0usize; MAX_TRACK];
+            let k = candidate_starts(&track, n, &mut out);
+            let m = candidate_mask(&track, n);
+            assert_eq!(m.count_ones() as usize, k);
+            let mut listed: Vec<usize> = out[..k].to_vec();
+            listed.sort();
+            let from_mask: Vec<usize> = (0..k as u32).map(|r| select_bit(m, r)).collect();
+            assert_eq!(listed, from_mask);
+        }
     }
 }

@@ -56,6 +56,10 @@ proptest! {
         prop_assume!(count <= 3000);
         prop_assert_eq!(pos.turns().count() as u128, count);
         prop_assert_eq!(pos.perft_by_decisions(1), count);
+        let mut children = Vec::new();
+        pos.for_each_child(&mut |c| children.push(c.clone()));
+        let listed: Vec<Position> = pos.turns().map(|(_, p)| p).collect();
+        prop_assert_eq!(children, listed);
         prop_assert_eq!(count == 0, !pos.has_legal_turn());
     }
 
