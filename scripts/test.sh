@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: formatting, lints, unit/integration/doc tests, the
+# wasm build of the rules core, brief fuzzing, the terminal and browser end-to-end tests.
+# Installs what the tests need beyond Rust (tmux, Chromium, playwright-core) on the way.
+#
+# Environment: SKIP_E2E=1 skips the browser and tmux tests; SKIP_FUZZ=1 skips fuzzing;
+# FUZZ_SECONDS (default 10) is the time per fuzz target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+failed=()
+passed=()
+step() {
+  local name=$1
+  shift
+  echo
+  echo "=== $name"
+  if "$@"; then
+    passed+=("$name")
+  else
+    echo "!!! $name FAILED"
+    failed+=("$name")
+  fi
+}
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "need root to install: ${missing[*]}" >&2
+    return 1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+step "format" cargo fmt --all -- --check
+step "clippy" cargo clippy --workspace --all-targets -q -- -D warnings
+step "tests" cargo test --workspace -q
+step "docs build" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
+
+# The rules core must build for the browser too; the target may be unavailable offline.
+if rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
+  step "wasm build of matombo-core" cargo build -q -p matombo-core --target wasm32-unknown-unknown
+else
+  echo "(wasm32-unknown-unknown target not available: wasm build skipped)"
+fi
+
+if [ "${SKIP_FUZZ:-0}" != 1 ] && rustup toolchain list | grep -q nightly; then
+  fuzz() {
+    command -v cargo-fuzz >/dev/null || cargo install -q cargo-fuzz || return 1
+    local t
+    for t in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
+      echo "fuzzing $t for ${FUZZ_SECONDS:-10}s"
+      cargo +nightly fuzz run -s none --fuzz-dir fuzz "$t" -- -max_total_time="${FUZZ_SECONDS:-10}" 2>&1 | tail -n 2 || return 1
+    done
+  }
+  step "fuzz" fuzz
+else
+  echo "(no nightly toolchain: fuzzing skipped)"
+fi
+
+if [ "${SKIP_E2E:-0}" != 1 ]; then
+  step "install tmux" apt_install tmux
+  if [ -x e2e/run.sh ]; then
+    step "install chromium" apt_install chromium
+    step "browser end-to-end" e2e/run.sh
+  fi
+fi
+
+echo
+echo "=== summary"
+for s in "${passed[@]}"; do echo "ok   $s"; done
+for s in "${failed[@]}"; do echo "FAIL $s"; done
+echo "${#passed[@]} passed, ${#failed[@]} failed"
+[ ${#failed[@]} -eq 0 ]
