@@ -37,6 +37,11 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
+# System packages first: the tmux test runs inside `cargo test`.
+if [ "${SKIP_E2E:-0}" != 1 ]; then
+  step "install tmux and chromium" apt_install tmux chromium
+fi
+
 step "format" cargo fmt --all -- --check
 step "clippy" cargo clippy --workspace --all-targets -q -- -D warnings
 step "tests" cargo test --workspace -q
@@ -64,9 +69,7 @@ else
 fi
 
 if [ "${SKIP_E2E:-0}" != 1 ]; then
-  step "install tmux" apt_install tmux
   if [ -x e2e/run.sh ]; then
-    step "install chromium" apt_install chromium
     step "browser end-to-end" e2e/run.sh
   fi
 fi
