@@ -47,3 +47,8 @@ pub use record::{Record, RecordError};
 pub use ruleset::{GameKind, Ruleset};
 pub use token::{Decision, Pick, Token};
 pub use turn::{Event, Phase, Turn};
+
+// The README's Rust examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
