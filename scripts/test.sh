@@ -39,12 +39,15 @@ apt_install() {
 
 # System packages first: the tmux test runs inside `cargo test`.
 if [ "${SKIP_E2E:-0}" != 1 ]; then
-  step "install tmux and chromium" apt_install tmux chromium
+  step "install tmux, chromium and a Bengali font" apt_install tmux chromium fonts-lohit-beng-bengali
 fi
 
 step "format" cargo fmt --all -- --check
 step "clippy" cargo clippy --workspace --all-targets -q -- -D warnings
 step "tests" cargo test --workspace -q
+# A small online load test: 50 rooms, two WebSocket clients each, on loopback; fails on
+# any error (the full-size figures are in the README).
+step "online load test" cargo run -q -p matombo -- loadtest --rooms 50 --duration 5 --ramp 2 --json
 step "docs build" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 
 # The rules core must build for the browser too; the target may be unavailable offline.
@@ -70,7 +73,9 @@ fi
 
 if [ "${SKIP_E2E:-0}" != 1 ]; then
   if [ -x e2e/run.sh ]; then
-    step "browser end-to-end" e2e/run.sh
+    # The debug binary that `cargo test` built is enough for the browser tests and saves
+    # a release build.
+    step "browser end-to-end" env MATOMBO_BIN="${CARGO_TARGET_DIR:-target}/debug/matombo" e2e/run.sh
   fi
 fi
 

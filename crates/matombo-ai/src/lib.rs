@@ -2,8 +2,24 @@
 //!
 //! The computer opponent for Tsoro and Nsolo, on top of `matombo-core`.
 //!
-//! (First cut: a greedy player that takes the turn capturing most, ties broken by the
-//! seeded random generator. The search replaces it behind the same API.)
+//! The search is alpha-beta (negamax with principal variation search, iterative
+//! deepening, a transposition table keyed by the position hash, move ordering by table
+//! move, captures and history). Turns are built decision by decision: every start and
+//! every continue/stop choice is searched, while a bonus (Tsoro's optional holes, Nsolo's
+//! mandatory stones) is reduced to the distinct results of a few policies, because an
+//! Nsolo capture on 4x36 has more bonus sets than can be listed (see [`BonusPolicy`]).
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use matombo_ai::{Engine, Limits};
+//! use matombo_core::Position;
+//!
+//! let pos = Position::start("tsoro:8".parse().unwrap());
+//! let limits = Limits { depth: Some(3), ..Limits::default() };
+//! let r = Engine::new(1).search(&pos, limits, &AtomicBool::new(false)).unwrap();
+//! assert!(pos.play(&r.best).is_ok());
+//! assert_eq!(r.depth, 3);
+//! ```
 #![deny(missing_docs)]
 
 use std::fmt;
@@ -14,6 +30,17 @@ use std::time::{Duration, Instant};
 use matombo_core::{Position, Token};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+
+mod eval;
+mod gen;
+mod search;
+
+pub use eval::{evaluate, Weights};
+pub use gen::BonusPolicy;
+pub use search::{MATE, MATE_BOUND};
+
+use gen::{children, Child};
+use search::{RootMove, Searcher, Table};
 
 /// Playing strength, from a child's opponent to the strongest search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,14 +74,25 @@ impl Level {
 
     /// The search limits of this level.
     pub fn limits(self) -> Limits {
-        let ms = match self {
-            Level::Beginner => 10,
-            Level::Easy => 50,
-            Level::Medium => 200,
-            Level::Hard => 1000,
-            Level::Max => 3000,
+        let (ms, depth) = match self {
+            Level::Beginner => (50, Some(1)),
+            Level::Easy => (100, Some(2)),
+            Level::Medium => (200, Some(4)),
+            Level::Hard => (1000, None),
+            Level::Max => (3000, None),
         };
-        Limits { time: Some(Duration::from_millis(ms)), depth: None, nodes: None }
+        Limits { time: Some(Duration::from_millis(ms)), depth, nodes: None }
+    }
+
+    /// The chance that this level plays a uniformly random turn instead of its search's
+    /// choice (so that a beginner can be beaten by a child). Used by
+    /// [`Engine::play_level`] and [`best_turn`], not by [`Engine::search`].
+    pub fn randomness(self) -> f64 {
+        match self {
+            Level::Beginner => 0.4,
+            Level::Easy => 0.1,
+            _ => 0.0,
+        }
     }
 }
 
@@ -77,7 +115,8 @@ impl FromStr for Level {
     }
 }
 
-/// Limits on one search; the first reached ends it. All `None` means a default budget.
+/// Limits on one search; the first reached ends it. All `None` means a default budget
+/// of one second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Wall-clock budget.
@@ -93,11 +132,12 @@ pub struct Limits {
 pub struct SearchResult {
     /// The turn to play.
     pub best: Token,
-    /// Score from the mover's point of view (stones; larger is better).
+    /// Score from the mover's point of view in hundredths of a stone (larger is better);
+    /// beyond ±[`MATE_BOUND`] a forced win (positive) or loss: `MATE - score` plies.
     pub score: i32,
     /// Principal variation, `best` first.
     pub pv: Vec<Token>,
-    /// Depth reached.
+    /// Depth of the last completed iteration, in turns.
     pub depth: u32,
     /// Nodes searched.
     pub nodes: u64,
@@ -105,39 +145,222 @@ pub struct SearchResult {
     pub elapsed: Duration,
 }
 
-/// A searcher with its own random generator (reproducible from a seed).
+/// Default budget when a search has no limits.
+const DEFAULT_TIME: Duration = Duration::from_secs(1);
+/// Time kept back from a time budget for returning the answer.
+const MARGIN: Duration = Duration::from_millis(2);
+/// Deepest iteration.
+const MAX_DEPTH: u32 = 100;
+
+/// A searcher with its own random generator (reproducible from a seed) and its own
+/// transposition table, kept between searches.
 pub struct Engine {
     rng: SmallRng,
+    tt: Table,
+    weights: Weights,
 }
 
 impl Engine {
-    /// A new engine seeded with `seed`.
+    /// A new engine seeded with `seed`, with the default evaluation weights.
     pub fn new(seed: u64) -> Engine {
-        Engine { rng: SmallRng::seed_from_u64(seed) }
+        Engine::with_weights(seed, Weights::default())
+    }
+
+    /// A new engine with other evaluation weights (for tuning).
+    pub fn with_weights(seed: u64, weights: Weights) -> Engine {
+        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::new(20), weights }
     }
 
     /// Searches `pos` within `limits`; `stop` set from another thread ends the search
     /// early. `None` if the side to move has no legal turn.
     pub fn search(&mut self, pos: &Position, limits: Limits, stop: &AtomicBool) -> Option<SearchResult> {
-        let _ = (limits, stop);
-        let started = Instant::now();
-        let mover = pos.side_to_move();
-        let mut best: Option<(i32, u32, Token)> = None;
-        let mut nodes = 0u64;
-        for (token, after) in pos.turns().take(100_000) {
-            nodes += 1;
-            let score = pos.stones(mover.opponent()) as i32 - after.stones(mover.opponent()) as i32;
-            let tie: u32 = self.rng.random();
-            if best.as_ref().is_none_or(|(s, t, _)| (score, tie) > (*s, *t)) {
-                best = Some((score, tie, token));
+        self.search_with(pos, limits, stop, &[], &[], &mut |_| {})
+    }
+
+    /// Searches as [`Engine::search`] does, with more control: `history` is the game's
+    /// positions before `pos` (oldest first; Nsolo repetitions count as draws), turns in
+    /// `exclude` are not considered at the root (for multi-PV), and `on_iteration` is
+    /// called after every completed iteration with the result so far.
+    pub fn search_with(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        stop: &AtomicBool,
+        history: &[Position],
+        exclude: &[Token],
+        on_iteration: &mut dyn FnMut(&SearchResult),
+    ) -> Option<SearchResult> {
+        let mut s = Searcher::new(&mut self.tt, self.weights, stop, pos);
+        let time = match limits {
+            Limits { time: None, depth: None, nodes: None } => Some(DEFAULT_TIME),
+            _ => limits.time,
+        };
+        s.deadline = time.map(|t| s.started + t.saturating_sub(MARGIN));
+        s.node_limit = limits.nodes;
+        // Positions since the last capture (equal stone totals), for repetitions.
+        let total = pos.total_stones();
+        for p in history.iter().rev().take_while(|p| p.total_stones() == total).collect::<Vec<_>>().into_iter().rev() {
+            s.path.push((p.hash(), total));
+        }
+        let mut kids: Vec<Child> = Vec::new();
+        children(pos, true, &mut kids);
+        kids.retain(|c| !exclude.contains(c.token.as_ref().expect("tokens asked for")));
+        if kids.is_empty() {
+            return None;
+        }
+        // Seeded shuffle, then bigger captures first: varied but reproducible play.
+        for i in (1..kids.len()).rev() {
+            let j = self.rng.random_range(0..=i);
+            kids.swap(i, j);
+        }
+        kids.sort_by_key(|c| std::cmp::Reverse(c.captured));
+        let mut moves: Vec<RootMove> = kids.into_iter().map(|child| RootMove { child, score: 0 }).collect();
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let mut result: Option<SearchResult> = None;
+        if moves.len() == 1 && limits.depth.is_none() {
+            // A forced turn needs no search.
+            let m = &moves[0];
+            let token = m.child.token.clone().expect("tokens asked for");
+            let score = -evaluate(&m.child.pos, &self.weights);
+            s.nodes += 1;
+            let r = SearchResult {
+                best: token.clone(),
+                score,
+                pv: vec![token],
+                depth: 1,
+                nodes: s.nodes,
+                elapsed: s.elapsed(),
+            };
+            on_iteration(&r);
+            return Some(r);
+        }
+        for depth in 1..=max_depth {
+            let (complete, done) = s.root(pos, &mut moves, depth);
+            if !complete {
+                break;
+            }
+            let best = moves[0].child.token.clone().expect("tokens asked for");
+            let finished = done == moves.len();
+            // A partial iteration still improves on the last one: its first move was the
+            // last best, and any move that beat it was searched in full.
+            if finished || result.is_some() {
+                let pv = s.pv_from(pos, &best, depth as usize);
+                let r = SearchResult {
+                    best,
+                    score: moves[0].score,
+                    pv,
+                    depth: if finished { depth } else { depth - 1 },
+                    nodes: s.nodes,
+                    elapsed: s.elapsed(),
+                };
+                if finished {
+                    on_iteration(&r);
+                }
+                result = Some(r);
+            }
+            if !finished || s.aborted {
+                break;
+            }
+            // A proven result cannot change with more depth.
+            if moves[0].score.abs() > MATE_BOUND {
+                break;
+            }
+            // The next iteration costs several times this one: do not start what cannot end.
+            if let Some(t) = time {
+                if s.elapsed() * 2 > t {
+                    break;
+                }
             }
         }
-        let (score, _, best) = best?;
-        Some(SearchResult { pv: vec![best.clone()], best, score, depth: 1, nodes, elapsed: started.elapsed() })
+        let nodes = s.nodes;
+        let elapsed = s.elapsed();
+        Some(match result {
+            Some(mut r) => {
+                r.nodes = nodes;
+                r.elapsed = elapsed;
+                r
+            }
+            // Stopped before depth 1 ended: the first (largest capture) turn.
+            None => {
+                let token = moves[0].child.token.clone().expect("tokens asked for");
+                SearchResult { best: token.clone(), score: 0, pv: vec![token], depth: 0, nodes, elapsed }
+            }
+        })
     }
+
+    /// The `k` best turns, best first: each search excludes the turns found before it,
+    /// and shares the budget equally.
+    pub fn search_multipv(&mut self, pos: &Position, limits: Limits, stop: &AtomicBool, k: usize) -> Vec<SearchResult> {
+        let k = k.max(1);
+        let per = Limits {
+            time: limits.time.map(|t| t / k as u32),
+            nodes: limits.nodes.map(|n| n / k as u64),
+            depth: limits.depth,
+        };
+        let mut found: Vec<SearchResult> = Vec::new();
+        for _ in 0..k {
+            let exclude: Vec<Token> = found.iter().map(|r| r.best.clone()).collect();
+            match self.search_with(pos, per, stop, &[], &exclude, &mut |_| {}) {
+                Some(r) => found.push(r),
+                None => break,
+            }
+        }
+        found.sort_by_key(|r| std::cmp::Reverse(r.score));
+        found
+    }
+
+    /// The turn a level plays: its search, or now and then (weak levels) a random turn.
+    pub fn play_level(
+        &mut self,
+        pos: &Position,
+        level: Level,
+        stop: &AtomicBool,
+        history: &[Position],
+    ) -> Option<SearchResult> {
+        if self.rng.random_bool(level.randomness()) {
+            let started = Instant::now();
+            let best = random_turn(pos, &mut self.rng)?;
+            return Some(SearchResult {
+                pv: vec![best.clone()],
+                best,
+                score: 0,
+                depth: 0,
+                nodes: 1,
+                elapsed: started.elapsed(),
+            });
+        }
+        self.search_with(pos, level.limits(), stop, history, &[], &mut |_| {})
+    }
+
+    /// The engine's random generator (for baseline players sharing its seed).
+    pub fn rng(&mut self) -> &mut SmallRng {
+        &mut self.rng
+    }
+}
+
+/// A uniformly random turn, chosen decision by decision; `None` without a legal turn.
+pub fn random_turn<R: Rng + ?Sized>(pos: &Position, rng: &mut R) -> Option<Token> {
+    let mut turn = pos.begin_turn();
+    if !turn.apply_random(rng) {
+        return None;
+    }
+    while !turn.is_complete() {
+        turn.apply_random(rng);
+    }
+    turn.token()
+}
+
+/// The greedy baseline: the turn capturing the most stones now (bonus by the search's
+/// policies), ties broken at random; `None` without a legal turn.
+pub fn greedy_turn<R: Rng + ?Sized>(pos: &Position, rng: &mut R) -> Option<Token> {
+    let mut kids = Vec::new();
+    children(pos, true, &mut kids);
+    let max = kids.iter().map(|c| c.captured).max()?;
+    let best: Vec<&Child> = kids.iter().filter(|c| c.captured == max).collect();
+    best[rng.random_range(0..best.len())].token.clone()
 }
 
 /// Convenience: the turn `level` plays in `pos`, or `None` without a legal turn.
 pub fn best_turn(pos: &Position, level: Level, seed: u64) -> Option<Token> {
-    Engine::new(seed).search(pos, level.limits(), &AtomicBool::new(false)).map(|r| r.best)
+    Engine::new(seed).play_level(pos, level, &AtomicBool::new(false), &[]).map(|r| r.best)
 }

@@ -330,8 +330,10 @@ impl core::str::FromStr for Record {
             }
         }
         let over = game.outcome().is_some();
-        let tags =
-            tags.into_iter().filter(|(k, _)| !(DERIVED.contains(&k.as_str()) || (over && k == "Termination"))).collect();
+        let tags = tags
+            .into_iter()
+            .filter(|(k, _)| !(DERIVED.contains(&k.as_str()) || (over && k == "Termination")))
+            .collect();
         Ok(Record { tags, game })
     }
 }

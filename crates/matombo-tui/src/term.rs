@@ -72,8 +72,9 @@ pub fn run(opts: Options) -> Result<Option<PathBuf>, Error> {
                     let (tx, stop) = (tx.clone(), stop.clone());
                     let seed = opts.seed ^ (position.hash().rotate_left(17));
                     std::thread::spawn(move || {
+                        // play_level: the low levels mix in random turns, as a gentle opponent should.
                         let best =
-                            matombo_ai::Engine::new(seed).search(&position, level.limits(), &stop).map(|r| r.best);
+                            matombo_ai::Engine::new(seed).play_level(&position, level, &stop, &[]).map(|r| r.best);
                         let _ = tx.send((id, best));
                     });
                 }

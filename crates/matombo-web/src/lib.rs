@@ -1,1 +1,84 @@
-//! The web server (to come).
+//! # matombo-web
+//!
+//! The web server of matombo: the catalogue of games, the rules pages in four languages,
+//! the board page (against the AI or two people on one device), the stateless JSON API the
+//! board uses (see [`api`]), and online play (see [`online`]). Every file the site needs
+//! is embedded in the binary.
+#![deny(missing_docs)]
+
+pub mod api;
+pub mod assets;
+pub mod online;
+pub mod pages;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use axum::routing::{get, post};
+use axum::Router;
+
+/// How to run the server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on, e.g. `127.0.0.1`.
+    pub host: String,
+    /// Port; 0 picks a free one.
+    pub port: u16,
+    /// Online play's database file (None: the default file in the user's data directory).
+    pub db: Option<PathBuf>,
+}
+
+/// The site without online play: pages, static files and the JSON API.
+pub fn site() -> Router {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let pool = api::AiPool::new(threads);
+    Router::new()
+        .route("/", get(pages::catalogue_page))
+        .route("/rules/{game}", get(pages::rules_page))
+        .route("/play", get(pages::play_page))
+        .route("/static/{*path}", get(assets::static_file))
+        .route("/api/rulesets", get(api::rulesets_handler))
+        .route("/api/game", post(api::game_handler))
+        .route("/api/record/export", post(api::export_handler))
+        .route("/api/record/import", post(api::import_handler))
+        .route("/api/ai", post(api::ai_handler).with_state(pool))
+}
+
+/// The whole site, online play included.
+pub fn app(online: online::OnlineState) -> Router {
+    site().merge(online::routes(online))
+}
+
+/// Binds the listener; the address actually bound is returned (useful with port 0).
+pub async fn bind(config: &Config) -> std::io::Result<(tokio::net::TcpListener, SocketAddr)> {
+    let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
+    let addr = listener.local_addr()?;
+    Ok((listener, addr))
+}
+
+/// Serves `app` on `listener` until Ctrl-C (or SIGTERM on Unix).
+pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    // The client address reaches the handlers, for the online per-address limits.
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown())
+        .await
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}

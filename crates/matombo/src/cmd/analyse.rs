@@ -1,10 +1,125 @@
-//! `matombo analyse` (to come).
+//! `matombo analyse`: the AI's view of a position.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::Context;
+use matombo_ai::{Engine, Limits, SearchResult, MATE, MATE_BOUND};
+use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  matombo analyse tsoro:8 --depth 6
+  matombo analyse 'nsolo:8 2*8/0,2*7/2*7,0/2*8 S' --time 2000 --multipv 3 --json
+
+Scores are in hundredths of a stone for the side to move; \"win in N\"/\"loss in N\" count
+turns (plies) to the end of the game.")]
+pub struct Args {
+    /// Position (RULES.md §6.2) or a ruleset name for its start position.
+    pub position: String,
+    /// Time budget in milliseconds (default 1000 when no limit is given).
+    #[arg(long, value_name = "MS")]
+    pub time: Option<u64>,
+    /// Depth in turns.
+    #[arg(long, value_name = "D")]
+    pub depth: Option<u32>,
+    /// Node budget.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// Rank the K best turns.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub multipv: usize,
+    /// Seed of the engine's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Line {
+    best: String,
+    score: i32,
+    score_text: String,
+    pv: Vec<String>,
+    depth: u32,
+    nodes: u64,
+    time_ms: f64,
+    nps: u64,
+}
+
+/// Human form of a score: stones with two decimals, or a forced result.
+pub fn score_text(score: i32) -> String {
+    if score > MATE_BOUND {
+        format!("win in {}", MATE - score)
+    } else if score < -MATE_BOUND {
+        format!("loss in {}", MATE + score)
+    } else {
+        format!("{:+.2}", score as f64 / 100.0)
+    }
+}
+
+fn line(r: &SearchResult) -> Line {
+    let secs = r.elapsed.as_secs_f64();
+    Line {
+        best: r.best.to_string(),
+        score: r.score,
+        score_text: score_text(r.score),
+        pv: r.pv.iter().map(|t| t.to_string()).collect(),
+        depth: r.depth,
+        nodes: r.nodes,
+        time_ms: secs * 1000.0,
+        nps: if secs > 0.0 { (r.nodes as f64 / secs) as u64 } else { 0 },
+    }
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let pos = super::parse_position(&args.position)?;
+    anyhow::ensure!(args.multipv >= 1, "--multipv must be at least 1");
+    anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
+    let limits = Limits { time: args.time.map(Duration::from_millis), depth: args.depth, nodes: args.nodes };
+    let stop = AtomicBool::new(false);
+    let mut engine = Engine::new(args.seed);
+    let results = if args.multipv == 1 {
+        engine.search(&pos, limits, &stop).into_iter().collect::<Vec<_>>()
+    } else {
+        engine.search_multipv(&pos, limits, &stop, args.multipv)
+    };
+    let lines: Vec<Line> = results.iter().map(line).collect();
+    if args.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            position: String,
+            side_to_move: String,
+            legal: bool,
+            lines: &'a [Line],
+        }
+        let out = Out {
+            position: pos.to_string(),
+            side_to_move: pos.side_to_move().to_string(),
+            legal: !lines.is_empty(),
+            lines: &lines,
+        };
+        println!("{}", serde_json::to_string_pretty(&out).context("writing JSON")?);
+        return Ok(());
+    }
+    if lines.is_empty() {
+        println!("{} has no legal turn: the game is lost for the side to move.", pos);
+        return Ok(());
+    }
+    println!("position {pos}");
+    for (i, l) in lines.iter().enumerate() {
+        if lines.len() > 1 {
+            print!("{}. ", i + 1);
+        }
+        println!(
+            "best {}  score {}  depth {}  nodes {}  time {:.0} ms  nodes/s {}",
+            l.best, l.score_text, l.depth, l.nodes, l.time_ms, l.nps
+        );
+        println!("   pv {}", l.pv.join(" "));
+    }
+    Ok(())
 }

@@ -1,10 +1,244 @@
-//! `matombo engine` (to come).
+//! `matombo engine`: a line-based engine protocol on stdin/stdout, in the spirit of UCI.
+//!
+//! Commands (one per line; answers on stdout, one per line):
+//! - `matombo` → `id name …`, `id author …`, `option …` lines, then `matombook`
+//! - `isready` → `readyok` (answered at once, even while searching)
+//! - `newgame` → forgets the search tables
+//! - `setoption name Seed value N`
+//! - `position startpos|<ruleset>|<position> [moves <token> …]`
+//! - `go [time MS] [depth D] [nodes N] [level L] [infinite]` → `info …` lines, then
+//!   `bestmove <token>` (or `bestmove none` when the side to move has no legal turn);
+//!   `info depth D score cp S|win N|loss N nodes N nps N time MS pv T…`
+//! - `stop` → ends the search now; its `bestmove` follows
+//! - `show` → `info string position …`
+//! - `quit`
+//!
+//! Errors answer `info string error: …` and change nothing.
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::Context;
+use matombo_ai::{Engine, Level, Limits, SearchResult, MATE, MATE_BOUND};
+use matombo_core::{Game, Position, Ruleset, Token};
 
 /// Arguments of `matombo engine`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "Example session (> sent to the engine, < answered):
+  > matombo
+  < id name matombo 0.1.0
+  < matombook
+  > position tsoro:8 moves B2= b2=
+  > go depth 4
+  < info depth 1 score cp -4 nodes 8 nps 221809 time 0 pv B5=
+  < …
+  < info depth 4 score cp 0 nodes 466 nps 815262 time 0 pv B5= b5= B1= b1=
+  < bestmove B5=
+  > quit
+
+Try it (end of input waits for the running search): printf 'position nsolo:8\\ngo depth 3\\n' | matombo engine")]
+pub struct Args {
+    /// Seed of the engine's random choices (also `setoption name Seed value N`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Protocol state.
+struct State {
+    seed: u64,
+    engine: Arc<Mutex<Engine>>,
+    ruleset: Ruleset,
+    game: Game,
+    stop: Arc<AtomicBool>,
+    /// Set by the search thread just before it answers `bestmove`, so that a command sent
+    /// right after the answer is not refused while the thread winds down.
+    answered: Arc<AtomicBool>,
+    search: Option<JoinHandle<()>>,
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout ends the session; there is nobody to tell.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// `cp <hundredths of a stone>`, or `win N` / `loss N` (turns to the end) when forced.
+fn score_words(score: i32) -> String {
+    if score > MATE_BOUND {
+        format!("win {}", MATE - score)
+    } else if score < -MATE_BOUND {
+        format!("loss {}", MATE + score)
+    } else {
+        format!("cp {score}")
+    }
+}
+
+fn info_line(r: &SearchResult) -> String {
+    let secs = r.elapsed.as_secs_f64();
+    let nps = if secs > 0.0 { (r.nodes as f64 / secs) as u64 } else { 0 };
+    let pv: Vec<String> = r.pv.iter().map(|t| t.to_string()).collect();
+    format!(
+        "info depth {} score {} nodes {} nps {} time {} pv {}",
+        r.depth,
+        score_words(r.score),
+        r.nodes,
+        nps,
+        r.elapsed.as_millis(),
+        pv.join(" ")
+    )
+}
+
+impl State {
+    fn searching(&self) -> bool {
+        self.search.is_some() && !self.answered.load(Ordering::SeqCst)
+    }
+
+    fn wait(&mut self) {
+        if let Some(h) = self.search.take() {
+            let _ = h.join();
+        }
+    }
+
+    /// Handles one command line; `Ok(false)` means quit.
+    fn handle(&mut self, line: &str) -> anyhow::Result<bool> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, rest)) = words.split_first() else { return Ok(true) };
+        match cmd {
+            "matombo" => {
+                say(&format!("id name matombo {}", env!("CARGO_PKG_VERSION")));
+                say("id author the matombo authors");
+                say("option name Seed type spin default 1 min 0 max 18446744073709551615");
+                say("matombook");
+            }
+            "isready" => say("readyok"),
+            "quit" => {
+                self.stop.store(true, Ordering::Relaxed);
+                self.wait();
+                return Ok(false);
+            }
+            "stop" => {
+                self.stop.store(true, Ordering::Relaxed);
+                self.wait();
+            }
+            _ if self.searching() => anyhow::bail!("searching: send stop first"),
+            "newgame" => {
+                self.wait();
+                *self.engine.lock().expect("engine lock") = Engine::new(self.seed);
+            }
+            "setoption" => {
+                // setoption name Seed value N
+                match rest {
+                    ["name", name, "value", v] if name.eq_ignore_ascii_case("seed") => {
+                        self.seed = v.parse().with_context(|| format!("bad seed {v:?}"))?;
+                        self.wait();
+                        *self.engine.lock().expect("engine lock") = Engine::new(self.seed);
+                    }
+                    _ => anyhow::bail!("unknown option: expected `setoption name Seed value N`"),
+                }
+            }
+            "position" => self.position(rest)?,
+            "show" => say(&format!("info string position {}", self.game.position())),
+            "go" => self.go(rest)?,
+            _ => anyhow::bail!("unknown command {cmd:?}"),
+        }
+        Ok(true)
+    }
+
+    fn position(&mut self, rest: &[&str]) -> anyhow::Result<()> {
+        let split = rest.iter().position(|w| *w == "moves").unwrap_or(rest.len());
+        let (setup, moves) = rest.split_at(split);
+        let start = match setup {
+            [] => anyhow::bail!("position needs startpos, a ruleset or a position"),
+            ["startpos"] => Position::start(self.ruleset),
+            _ => setup.join(" ").parse::<Position>().with_context(|| format!("bad position {:?}", setup.join(" ")))?,
+        };
+        let mut game = Game::new(start);
+        for m in moves.iter().skip(1) {
+            let t: Token = m.parse().with_context(|| format!("bad turn {m:?}"))?;
+            let before = game.position().to_string();
+            game.play(&t).with_context(|| format!("turn {m} in {before}"))?;
+        }
+        self.ruleset = game.position().ruleset();
+        self.game = game;
+        Ok(())
+    }
+
+    fn go(&mut self, rest: &[&str]) -> anyhow::Result<()> {
+        let mut limits = Limits::default();
+        let mut it = rest.iter();
+        while let Some(&w) = it.next() {
+            let mut value = || it.next().copied().with_context(|| format!("go {w} needs a value"));
+            match w {
+                "time" | "movetime" => {
+                    let v = value()?;
+                    limits.time = Some(Duration::from_millis(v.parse().with_context(|| format!("bad time {v:?}"))?));
+                }
+                "depth" => {
+                    let v = value()?;
+                    let d: u32 = v.parse().with_context(|| format!("bad depth {v:?}"))?;
+                    anyhow::ensure!(d >= 1, "depth must be at least 1");
+                    limits.depth = Some(d);
+                }
+                "nodes" => {
+                    let v = value()?;
+                    limits.nodes = Some(v.parse().with_context(|| format!("bad nodes {v:?}"))?);
+                }
+                "level" => {
+                    let v = value()?;
+                    limits = v.parse::<Level>()?.limits();
+                }
+                // Until `stop`: the deepest search the engine does.
+                "infinite" => limits.depth = Some(100),
+                _ => anyhow::bail!("unknown go parameter {w:?} (time, depth, nodes, level, infinite)"),
+            }
+        }
+        self.wait();
+        self.stop.store(false, Ordering::Relaxed);
+        self.answered.store(false, Ordering::SeqCst);
+        let answered = Arc::clone(&self.answered);
+        let engine = Arc::clone(&self.engine);
+        let stop = Arc::clone(&self.stop);
+        let pos = self.game.position().clone();
+        let history: Vec<Position> = self.game.positions()[..self.game.positions().len() - 1].to_vec();
+        self.search = Some(std::thread::spawn(move || {
+            let mut engine = engine.lock().expect("engine lock");
+            let r = engine.search_with(&pos, limits, &stop, &history, &[], &mut |r| say(&info_line(r)));
+            answered.store(true, Ordering::SeqCst);
+            match r {
+                Some(r) => say(&format!("bestmove {}", r.best)),
+                None => say("bestmove none"),
+            }
+        }));
+        Ok(())
+    }
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let ruleset: Ruleset = "tsoro:8".parse().expect("valid ruleset");
+    let mut state = State {
+        seed: args.seed,
+        engine: Arc::new(Mutex::new(Engine::new(args.seed))),
+        ruleset,
+        game: Game::new(Position::start(ruleset)),
+        stop: Arc::new(AtomicBool::new(false)),
+        answered: Arc::new(AtomicBool::new(false)),
+        search: None,
+    };
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let line = line.context("reading stdin")?;
+        match state.handle(line.trim()) {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(e) => say(&format!("info string error: {e:#}")),
+        }
+    }
+    // End of input: let a running search finish and answer.
+    state.wait();
+    Ok(())
 }

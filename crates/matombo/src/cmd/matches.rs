@@ -1,10 +1,493 @@
-//! `matombo matches` (to come).
+//! `matombo match`: two engines play colour-swapped pairs of games; score, Elo, SPRT.
 
-/// Arguments of `matombo matches`.
+use std::fmt;
+use std::io::{IsTerminal, Write};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits};
+use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use serde::Serialize;
+
+/// Arguments of `matombo match`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "Engine specs: a level (beginner, easy, medium, hard, max), a baseline (random: uniformly
+random turns; greedy: the biggest immediate capture), or limits `time=MS`, `depth=D`,
+`nodes=N`, comma-separated and optionally after a level: `max,time=6000`, `depth=4,time=500`.
+
+Every opening (a few random turns from the start position) is played twice with colours
+swapped. Games reaching --max-turns are unfinished (`*`) and left out of the score.
+
+Examples:
+  matombo match hard greedy --ruleset tsoro:8 --games 200 --threads 2 --records hard-greedy.pgn
+  matombo match time=100 time=50 --ruleset nsolo:8 --games 100 --sprt 0,50 --json")]
+pub struct Args {
+    /// First engine (the one the score is for).
+    pub first: Spec,
+    /// Second engine.
+    pub second: Spec,
+    /// Ruleset to play.
+    #[arg(long, default_value = "tsoro:8")]
+    pub ruleset: Ruleset,
+    /// Number of games (rounded up to an even number: colour-swapped pairs).
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Random turns played from the start position to make each opening.
+    #[arg(long, default_value_t = 4)]
+    pub opening_turns: u32,
+    /// Turn cap: a game still going after this many turns is unfinished.
+    #[arg(long, default_value_t = 400)]
+    pub max_turns: usize,
+    /// Seed of the openings and the engines.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write every game as a record (RULES.md §6.5) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<std::path::PathBuf>,
+    /// Sequential probability ratio test of H0: Elo = ELO0 against H1: Elo = ELO1
+    /// (alpha = beta = 0.05), e.g. `0,50`.
+    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
+    pub sprt: Option<(f64, f64)>,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_sprt(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s.split_once(',').ok_or("expected ELO0,ELO1, e.g. 0,50")?;
+    let a: f64 = a.trim().parse().map_err(|_| format!("bad Elo {a:?}"))?;
+    let b: f64 = b.trim().parse().map_err(|_| format!("bad Elo {b:?}"))?;
+    if a >= b {
+        return Err("ELO0 must be below ELO1".into());
+    }
+    Ok((a, b))
+}
+
+/// A player: a baseline, or a level and/or explicit limits.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spec {
+    /// Uniformly random turns.
+    Random,
+    /// The biggest immediate capture.
+    Greedy,
+    /// A search; `level` brings its randomness and default limits, `limits` override.
+    Search {
+        /// Level, if named.
+        level: Option<Level>,
+        /// The search limits.
+        limits: Limits,
+        /// The spec as written.
+        text: String,
+    },
+}
+
+impl FromStr for Spec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Spec, String> {
+        match s {
+            "random" => return Ok(Spec::Random),
+            "greedy" => return Ok(Spec::Greedy),
+            _ => {}
+        }
+        let mut level = None;
+        let mut limits = Limits::default();
+        for (i, part) in s.split(',').enumerate() {
+            let part = part.trim();
+            if i == 0 {
+                if let Ok(l) = part.parse::<Level>() {
+                    level = Some(l);
+                    limits = l.limits();
+                    continue;
+                }
+            }
+            let (k, v) = part.split_once('=').ok_or_else(|| {
+                format!("bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N")
+            })?;
+            let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
+            match k {
+                "time" => limits.time = Some(Duration::from_millis(n)),
+                "depth" if n >= 1 => limits.depth = Some(n as u32),
+                "nodes" => limits.nodes = Some(n),
+                _ => return Err(format!("bad limit {part:?} in engine spec {s:?} (time=MS, depth=D>=1, nodes=N)")),
+            }
+        }
+        Ok(Spec::Search { level, limits, text: s.to_string() })
+    }
+}
+
+impl fmt::Display for Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Spec::Random => f.write_str("random"),
+            Spec::Greedy => f.write_str("greedy"),
+            Spec::Search { text, .. } => f.write_str(text),
+        }
+    }
+}
+
+/// A player for one game.
+struct Player {
+    spec: Spec,
+    engine: Engine,
+    rng: SmallRng,
+}
+
+impl Player {
+    fn new(spec: &Spec, seed: u64) -> Player {
+        Player { spec: spec.clone(), engine: Engine::new(seed), rng: SmallRng::seed_from_u64(seed ^ 0x5eed) }
+    }
+
+    fn choose(&mut self, game: &Game) -> Option<Token> {
+        let pos = game.position();
+        let history = &game.positions()[..game.positions().len() - 1];
+        let stop = AtomicBool::new(false);
+        match &self.spec {
+            Spec::Random => random_turn(pos, &mut self.rng),
+            Spec::Greedy => greedy_turn(pos, &mut self.rng),
+            Spec::Search { level, limits, .. } => {
+                if let Some(l) = level {
+                    if rand::Rng::random_bool(&mut self.rng, l.randomness()) {
+                        return random_turn(pos, &mut self.rng);
+                    }
+                }
+                self.engine.search_with(pos, *limits, &stop, history, &[], &mut |_| {}).map(|r| r.best)
+            }
+        }
+    }
+}
+
+/// The opening of pair `pair`: `turns` random turns from the start, never a finished game.
+fn opening(ruleset: Ruleset, turns: u32, seed: u64, pair: usize) -> Position {
+    for attempt in 0..1000u64 {
+        let mut rng =
+            SmallRng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9).wrapping_add((pair as u64) << 16 | attempt));
+        let mut game = Game::new(Position::start(ruleset));
+        for _ in 0..turns {
+            if game.is_over() {
+                break;
+            }
+            let t = random_turn(game.position(), &mut rng).expect("a game not over has a turn");
+            game.play(&t).expect("random turns are legal");
+        }
+        if !game.is_over() {
+            return game.position().clone();
+        }
+    }
+    Position::start(ruleset)
+}
+
+/// One finished (or capped) game.
+struct Played {
+    index: usize,
+    game: Game,
+    /// The first engine's side.
+    first_side: Side,
+}
+
+fn play(args: &Args, index: usize) -> Played {
+    let start = opening(args.ruleset, args.opening_turns, args.seed, index / 2);
+    let first_side = if index % 2 == 0 { Side::South } else { Side::North };
+    let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(index as u64 * 2);
+    let mut first = Player::new(&args.first, seed);
+    let mut second = Player::new(&args.second, seed + 1);
+    let mut game = Game::new(start);
+    while !game.is_over() && game.moves().len() < args.max_turns {
+        let mover = game.position().side_to_move();
+        let player = if mover == first_side { &mut first } else { &mut second };
+        let Some(t) = player.choose(&game) else { break };
+        if let Err(e) = game.play(&t) {
+            // Never expected: an engine bug. The game is recorded unfinished.
+            tracing::error!("{} played an illegal turn {t} in {}: {e}", player.spec, game.position());
+            break;
+        }
+    }
+    Played { index, game, first_side }
+}
+
+/// Results from the first engine's point of view.
+#[derive(Clone, Copy, Default, Debug, Serialize)]
+pub struct Tally {
+    /// Games the first engine won.
+    pub wins: u32,
+    /// Games it lost.
+    pub losses: u32,
+    /// Draws (Nsolo repetitions).
+    pub draws: u32,
+    /// Games stopped at the turn cap.
+    pub unfinished: u32,
+}
+
+impl Tally {
+    fn add(&mut self, p: &Played) {
+        match p.game.outcome() {
+            None => self.unfinished += 1,
+            Some(o) => match o.winner {
+                None => self.draws += 1,
+                Some(w) if w == p.first_side => self.wins += 1,
+                Some(_) => self.losses += 1,
+            },
+        }
+    }
+    fn finished(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+}
+
+/// Score, Elo and its 95% interval, SPRT log-likelihood ratio.
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    /// Points per finished game (win 1, draw ½).
+    pub score: f64,
+    /// Elo difference (first minus second).
+    pub elo: f64,
+    /// 95% interval of the Elo difference.
+    pub elo_low: f64,
+    /// 95% interval of the Elo difference.
+    pub elo_high: f64,
+}
+
+fn elo_of(score: f64) -> f64 {
+    let s = score.clamp(1e-6, 1.0 - 1e-6);
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+fn expected(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// Mean score and per-game variance of the finished games.
+fn moments(t: &Tally) -> Option<(f64, f64)> {
+    let n = t.finished() as f64;
+    if n == 0.0 {
+        return None;
+    }
+    let s = (t.wins as f64 + 0.5 * t.draws as f64) / n;
+    let var =
+        (t.wins as f64 * (1.0 - s).powi(2) + t.draws as f64 * (0.5 - s).powi(2) + t.losses as f64 * s.powi(2)) / n;
+    // A one-sided result (all wins) has no spread; a floor keeps the interval and the
+    // SPRT meaningful.
+    Some((s, var.max(0.02)))
+}
+
+/// Score and Elo with a 95% interval (normal approximation of the mean score).
+pub fn stats(t: &Tally) -> Option<Stats> {
+    let (s, var) = moments(t)?;
+    let se = (var / t.finished() as f64).sqrt();
+    Some(Stats { score: s, elo: elo_of(s), elo_low: elo_of(s - 1.96 * se), elo_high: elo_of(s + 1.96 * se) })
+}
+
+/// SPRT verdict (normal approximation, alpha = beta = 0.05).
+#[derive(Debug, Serialize)]
+pub struct Sprt {
+    /// Elo of H0.
+    pub elo0: f64,
+    /// Elo of H1.
+    pub elo1: f64,
+    /// Log-likelihood ratio.
+    pub llr: f64,
+    /// Lower bound (accept H0 below).
+    pub lower: f64,
+    /// Upper bound (accept H1 above).
+    pub upper: f64,
+    /// `H1` (the first engine is stronger by about ELO1), `H0`, or `continue`.
+    pub verdict: &'static str,
+}
+
+/// The SPRT of H0: elo = elo0 against H1: elo = elo1.
+pub fn sprt(t: &Tally, elo0: f64, elo1: f64) -> Sprt {
+    let (alpha, beta) = (0.05f64, 0.05f64);
+    let lower = (beta / (1.0 - alpha)).ln();
+    let upper = ((1.0 - beta) / alpha).ln();
+    let llr = match moments(t) {
+        Some((s, var)) if var > 0.0 => {
+            let (s0, s1) = (expected(elo0), expected(elo1));
+            t.finished() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        }
+        _ => 0.0,
+    };
+    let verdict = if llr >= upper {
+        "H1"
+    } else if llr <= lower {
+        "H0"
+    } else {
+        "continue"
+    };
+    Sprt { elo0, elo1, llr, lower, upper, verdict }
+}
+
+/// Today's date as `YYYY.MM.DD` (UTC), for the records.
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!("{y:04}.{m:02}.{d:02}")
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(args.games >= 1, "--games must be at least 1");
+    anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
+    let games = args.games.div_ceil(2) * 2;
+    let mut out_file = match &args.records {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let bar = if std::io::stdout().is_terminal() {
+        let b = ProgressBar::new(games as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]")
+                .expect("valid template"),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Played>();
+    let mut played: Vec<Option<Played>> = (0..games).map(|_| None).collect();
+    let mut tally = Tally::default();
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.min(games) {
+            let tx = tx.clone();
+            let (next, args) = (&next, &args);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= games || tx.send(play(args, i)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for p in rx {
+            tally.add(&p);
+            bar.inc(1);
+            bar.set_message(format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished));
+            let i = p.index;
+            played[i] = Some(p);
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(f) = out_file.as_mut() {
+        let date = today();
+        for p in played.iter().flatten() {
+            let (south, north) = if p.first_side == Side::South {
+                (args.first.to_string(), args.second.to_string())
+            } else {
+                (args.second.to_string(), args.first.to_string())
+            };
+            let mut r = Record::new(p.game.clone());
+            r.set_tag("South", &south);
+            r.set_tag("North", &north);
+            r.set_tag("Date", &date);
+            r.set_tag("Round", &(p.index + 1).to_string());
+            if p.game.outcome().is_none() {
+                r.set_tag("Termination", "turn limit");
+            }
+            writeln!(f, "{r}\n").context("writing records")?;
+        }
+        f.flush().context("writing records")?;
+    }
+    let st = stats(&tally);
+    let sp = args.sprt.map(|(a, b)| sprt(&tally, a, b));
+    if args.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            first: String,
+            second: String,
+            ruleset: String,
+            games: usize,
+            #[serde(flatten)]
+            tally: Tally,
+            stats: Option<Stats>,
+            sprt: Option<Sprt>,
+            records: Option<&'a std::path::Path>,
+        }
+        let out = Out {
+            first: args.first.to_string(),
+            second: args.second.to_string(),
+            ruleset: args.ruleset.to_string(),
+            games,
+            tally,
+            stats: st,
+            sprt: sp,
+            records: args.records.as_deref(),
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("{} vs {} on {}, {} games", args.first, args.second, args.ruleset, games);
+    println!("wins {}  losses {}  draws {}  unfinished {}", tally.wins, tally.losses, tally.draws, tally.unfinished);
+    match st {
+        Some(s) => println!(
+            "score {:.1}%  Elo {:+.0} (95% interval {:+.0} .. {:+.0})",
+            s.score * 100.0,
+            s.elo,
+            s.elo_low,
+            s.elo_high
+        ),
+        None => println!("no finished game: no score"),
+    }
+    if let Some(s) = sp {
+        println!(
+            "SPRT [{}, {}]: LLR {:.2} (bounds {:.2}, {:.2}): {}",
+            s.elo0, s.elo1, s.llr, s.lower, s.upper, s.verdict
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!("random".parse::<Spec>(), Ok(Spec::Random));
+        let Spec::Search { level, limits, .. } = "max,time=6000".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!(level, Some(Level::Max));
+        assert_eq!(limits.time, Some(Duration::from_millis(6000)));
+        let Spec::Search { level, limits, .. } = "depth=3,nodes=500".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!((level, limits.depth, limits.nodes, limits.time), (None, Some(3), Some(500), None));
+        assert!("fast".parse::<Spec>().is_err());
+        assert!("depth=0".parse::<Spec>().is_err());
+        assert!("time=x".parse::<Spec>().is_err());
+    }
+
+    #[test]
+    fn elo_and_sprt() {
+        let even = Tally { wins: 50, losses: 50, draws: 0, unfinished: 3 };
+        let s = stats(&even).unwrap();
+        assert!(s.elo.abs() < 1e-9 && s.elo_low < 0.0 && s.elo_high > 0.0);
+        let strong = Tally { wins: 75, losses: 25, draws: 0, unfinished: 0 };
+        let s = stats(&strong).unwrap();
+        assert!((s.elo - 190.8).abs() < 0.5, "{}", s.elo);
+        assert_eq!(sprt(&strong, 0.0, 50.0).verdict, "H1");
+        assert_eq!(sprt(&Tally { wins: 25, losses: 75, ..Tally::default() }, 0.0, 50.0).verdict, "H0");
+        assert!(stats(&Tally::default()).is_none());
+    }
+
+    #[test]
+    fn date_format() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"));
+    }
 }

@@ -1,10 +1,65 @@
-//! `matombo serve` (to come).
+//! `matombo serve`: the web site (catalogue, rules, board, JSON API, online play) from
+//! this one binary, with every file embedded.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
 
 /// Arguments of `matombo serve`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  matombo serve                       # http://127.0.0.1:8080/
+  matombo serve --port 0 --open       # a free port, opened in the browser
+  matombo serve --host 0.0.0.0 --port 80 --db /var/lib/matombo/online.sqlite
+
+The first line on stdout is the address served, e.g. http://127.0.0.1:8080/.")]
+pub struct Args {
+    /// Address to listen on (0.0.0.0 for every interface).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, short, default_value_t = 8080)]
+    pub port: u16,
+    /// Open the site in the default browser once the server listens.
+    #[arg(long)]
+    pub open: bool,
+    /// Online play's database file (default: online.sqlite in the user's data directory).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let config = matombo_web::Config { host: args.host, port: args.port, db: args.db };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    runtime.block_on(async move {
+        let online = matombo_web::online::OnlineState::open(config.db.as_deref())
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .context("opening the online-play database")?;
+        let (listener, addr) = matombo_web::bind(&config)
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+        let url = format!("http://{addr}/");
+        // The address on stdout, so that scripts can find a server started with --port 0.
+        println!("{url}");
+        tracing::info!("serving {url}");
+        if args.open {
+            open_browser(&url);
+        }
+        matombo_web::serve(listener, matombo_web::app(online)).await.context("serving")
+    })
+}
+
+/// Opens `url` in the desktop's browser; failing that, says so and carries on.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        ("open", vec![url])
+    } else if cfg!(windows) {
+        ("cmd", vec!["/C", "start", "", url])
+    } else {
+        ("xdg-open", vec![url])
+    };
+    if let Err(e) = std::process::Command::new(opener.0).args(&opener.1).spawn() {
+        tracing::warn!("could not open a browser ({}: {e}); open {url} yourself", opener.0);
+    }
 }

@@ -1,0 +1,330 @@
+//! Alpha-beta: negamax with principal variation search, iterative deepening, a
+//! transposition table keyed by the position hash, and move ordering (table move, then
+//! captures, then history).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use matombo_core::{GameKind, Position, Token};
+
+use crate::eval::{evaluate, Weights};
+use crate::gen::{children, Child};
+
+/// Score of a won game at the root; a win in `p` plies scores `MATE - p`.
+pub const MATE: i32 = 1_000_000;
+/// Scores beyond this are wins or losses by force.
+pub const MATE_BOUND: i32 = MATE - 10_000;
+const INF: i32 = MATE + 1;
+const MAX_PLY: usize = 128;
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    score: i32,
+    best: u16,
+    depth: u8,
+    bound: u8,
+}
+
+const EXACT: u8 = 1;
+const LOWER: u8 = 2;
+const UPPER: u8 = 3;
+
+/// The transposition table: one entry per slot, replaced when the new search is at least
+/// as deep or the slot holds another position.
+pub(crate) struct Table {
+    slots: Vec<Entry>,
+    mask: usize,
+}
+
+impl Table {
+    pub fn new(log2: u32) -> Table {
+        Table { slots: vec![Entry::default(); 1 << log2], mask: (1 << log2) - 1 }
+    }
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let e = self.slots[key as usize & self.mask];
+        (e.bound != 0 && e.key == key).then_some(e)
+    }
+    fn store(&mut self, key: u64, e: Entry) {
+        let slot = &mut self.slots[key as usize & self.mask];
+        if slot.key != key || e.depth >= slot.depth || e.bound == EXACT {
+            *slot = Entry { key, ..e };
+        }
+    }
+}
+
+/// Mate scores are stored relative to the node so that they stay right when the same
+/// position is reached at another ply.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// One root turn with its score from the last completed iteration.
+#[derive(Clone)]
+pub(crate) struct RootMove {
+    pub child: Child,
+    pub score: i32,
+}
+
+/// The state of one search.
+pub(crate) struct Searcher<'a> {
+    pub tt: &'a mut Table,
+    pub weights: Weights,
+    pub stop: &'a AtomicBool,
+    pub started: Instant,
+    pub deadline: Option<Instant>,
+    pub node_limit: Option<u64>,
+    pub nodes: u64,
+    pub aborted: bool,
+    /// Hash mixed with the ruleset so that one table can serve several games.
+    pub salt: u64,
+    /// Nsolo repetition: hashes of positions since the last capture, the game's first.
+    pub path: Vec<(u64, u32)>,
+    pub nsolo: bool,
+    bufs: Vec<Vec<Child>>,
+    history: Vec<u32>,
+}
+
+impl<'a> Searcher<'a> {
+    pub fn new(tt: &'a mut Table, weights: Weights, stop: &'a AtomicBool, pos: &Position) -> Searcher<'a> {
+        let salt = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            pos.ruleset().hash(&mut h);
+            h.finish()
+        };
+        Searcher {
+            tt,
+            weights,
+            stop,
+            started: Instant::now(),
+            deadline: None,
+            node_limit: None,
+            nodes: 0,
+            aborted: false,
+            salt,
+            path: Vec::new(),
+            nsolo: pos.ruleset().kind() == GameKind::Nsolo,
+            bufs: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+            history: vec![0; 4096],
+        }
+    }
+
+    #[inline]
+    fn key(&self, pos: &Position) -> u64 {
+        pos.hash() ^ self.salt
+    }
+
+    /// Counts a node and checks the limits every 16 nodes (and the stop flag).
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes & 15 == 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+            if let Some(d) = self.deadline {
+                if Instant::now() >= d {
+                    self.aborted = true;
+                }
+            }
+            if let Some(n) = self.node_limit {
+                if self.nodes >= n {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    fn repeated(&self, pos: &Position) -> bool {
+        if !self.nsolo {
+            return false;
+        }
+        let stones = pos.total_stones();
+        let h = pos.hash();
+        self.path.iter().rev().take_while(|e| e.1 == stones).any(|e| e.0 == h)
+    }
+
+    fn history_index(pos: &Position) -> usize {
+        (pos.hash() as usize) & 4095
+    }
+
+    /// Negamax with PVS. Returns the score for the side to move in `pos`.
+    pub fn negamax(&mut self, pos: &Position, depth: u32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        if ply > 0 && self.repeated(pos) {
+            return 0;
+        }
+        let key = self.key(pos);
+        let mut tt_best = u16::MAX;
+        if let Some(e) = self.tt.probe(key) {
+            tt_best = e.best;
+            if e.depth as u32 >= depth {
+                let s = from_tt(e.score, ply);
+                match e.bound {
+                    EXACT => return s,
+                    LOWER if s >= beta => return s,
+                    UPPER if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+        if depth == 0 || ply >= MAX_PLY {
+            return evaluate(pos, &self.weights);
+        }
+        let mut kids = std::mem::take(&mut self.bufs[ply]);
+        children(pos, false, &mut kids);
+        if kids.is_empty() {
+            self.bufs[ply] = kids;
+            return -MATE + ply as i32;
+        }
+        let order = self.order(&kids, tt_best);
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_i = order[0];
+        self.path.push((pos.hash(), pos.total_stones()));
+        for (n, &i) in order.iter().enumerate() {
+            let child = &kids[i].pos;
+            let score = if n == 0 {
+                -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
+            } else {
+                let s = -self.negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                if s > alpha && s < beta && !self.aborted {
+                    -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
+                } else {
+                    s
+                }
+            };
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_i = i;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                if kids[i].captured == 0 {
+                    let h = Self::history_index(&kids[i].pos);
+                    self.history[h] = self.history[h].saturating_add(depth * depth);
+                }
+                break;
+            }
+        }
+        self.path.pop();
+        self.bufs[ply] = kids;
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best >= beta {
+            LOWER
+        } else if best > alpha0 {
+            EXACT
+        } else {
+            UPPER
+        };
+        self.tt.store(
+            key,
+            Entry { key, score: to_tt(best, ply), best: best_i as u16, depth: depth.min(255) as u8, bound },
+        );
+        best
+    }
+
+    /// Search order: the table's move, then bigger captures, then the history heuristic.
+    fn order(&self, kids: &[Child], tt_best: u16) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..kids.len()).collect();
+        order.sort_by_key(|&i| {
+            let tt = (i as u16 == tt_best) as u64;
+            let cap = kids[i].captured as u64;
+            let hist = self.history[Self::history_index(&kids[i].pos)] as u64;
+            std::cmp::Reverse((tt << 62) | (cap << 32) | hist.min(u32::MAX as u64))
+        });
+        order
+    }
+
+    /// The principal variation from `pos` by following the table's best moves.
+    pub fn pv_from(&mut self, pos: &Position, first: &Token, max: usize) -> Vec<Token> {
+        let mut pv = vec![first.clone()];
+        let Ok(mut p) = pos.play(first) else { return pv };
+        let mut seen = vec![p.hash()];
+        let mut kids = Vec::new();
+        while pv.len() < max {
+            let Some(e) = self.tt.probe(self.key(&p)) else { break };
+            children(&p, true, &mut kids);
+            let Some(c) = kids.get(e.best as usize) else { break };
+            pv.push(c.token.clone().expect("asked for tokens"));
+            p = c.pos.clone();
+            if seen.contains(&p.hash()) {
+                break;
+            }
+            seen.push(p.hash());
+        }
+        pv
+    }
+
+    /// One iteration at the root: scores every root move (PVS), sorting them best first.
+    /// Returns `false` if aborted before the first move was searched in full.
+    pub fn root(&mut self, pos: &Position, moves: &mut [RootMove], depth: u32) -> (bool, usize) {
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut done = 0;
+        self.path.push((pos.hash(), pos.total_stones()));
+        let mut scores = vec![-INF; moves.len()];
+        for i in 0..moves.len() {
+            let child = moves[i].child.pos.clone();
+            let score = if i == 0 {
+                -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+            } else {
+                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.aborted {
+                    -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            if self.aborted {
+                break;
+            }
+            scores[i] = score;
+            done = i + 1;
+            if score > alpha {
+                alpha = score;
+            }
+        }
+        self.path.pop();
+        if done == 0 {
+            return (false, 0);
+        }
+        // Searched moves keep their new scores (a fail-low score is an upper bound but
+        // orders well enough); the best one moves to the front.
+        for (m, s) in moves.iter_mut().zip(&scores).take(done) {
+            m.score = *s;
+        }
+        moves[..done].sort_by_key(|m| std::cmp::Reverse(m.score));
+        (true, done)
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+}

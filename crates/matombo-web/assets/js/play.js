@@ -1,0 +1,597 @@
+// The board page: a game against the AI or between two people on one device. The server
+// (POST /api/game) replays the game and decides everything; this page only shows it.
+import { Board } from './board.js';
+
+const words = JSON.parse(document.getElementById('ui-words').textContent);
+const root = document.getElementById('play');
+const $ = (id) => document.getElementById(id);
+const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+const sideWord = (side) => (side === 'South' || side === 'S' ? words.south : words.north);
+const moverOf = (token) => (token[0] === 'B' || token[0] === 'A' ? 'South' : 'North');
+
+const params = new URLSearchParams(location.search);
+const storeKey = `matombo-play:${root.dataset.start}`;
+
+let game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
+let redo = [];
+let settings = {
+  mode: params.get('mode') === 'two' ? 'two' : 'ai',
+  human: params.get('side') === 'N' ? 'North' : 'South',
+  level: params.get('level') || 'easy',
+};
+let state = null;
+let board = null;
+let boardKey = '';
+let busy = false;
+let thinking = false;
+let aiSeq = 0;
+let hint = null;
+
+// Restore the game of this tab (kept across reloads and language switches).
+try {
+  const saved = JSON.parse(sessionStorage.getItem(storeKey) || 'null');
+  if (saved && saved.game && saved.settings) {
+    game = saved.game;
+    settings = saved.settings;
+    redo = saved.redo || [];
+  }
+} catch (_) {
+  /* a damaged entry is ignored */
+}
+
+function save() {
+  try {
+    sessionStorage.setItem(storeKey, JSON.stringify({ game, settings, redo }));
+  } catch (_) {
+    /* storage may be unavailable */
+  }
+}
+
+async function api(path, body) {
+  const r = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  let j = null;
+  try {
+    j = await r.json();
+  } catch (_) {
+    j = { error: `${r.status} ${r.statusText}` };
+  }
+  if (!r.ok) throw new Error(j.error || `${r.status}`);
+  return j;
+}
+
+function gameBody(extra = {}) {
+  const body = { start: game.start, moves: game.moves, pending: game.pending, ...extra };
+  if (game.resigned) body.resigned = game.resigned;
+  return body;
+}
+
+function message(text, kind = '') {
+  const m = $('tool-message');
+  m.textContent = text;
+  m.className = `tool-message ${kind}`;
+}
+
+function ensureBoard(info) {
+  const key = `${info.n}|${info.head_holes.join(',')}`;
+  if (board && key === boardKey) return;
+  boardKey = key;
+  board = new Board($('board'), {
+    n: info.n,
+    heads: info.head_holes,
+    words,
+    labels: $('labels').checked,
+  });
+  board.setSpeed($('speed').value);
+  board.onClick = onHole;
+  root.dataset.n = String(info.n);
+  root.classList.toggle('wide', info.n > 21);
+}
+
+const humanToDecide = () =>
+  state && !state.outcome && (settings.mode === 'two' || state.to_move === settings.human);
+
+function render() {
+  ensureBoard(state.ruleset);
+  board.setRows(state.rows);
+  const mine = humanToDecide() && !busy && !thinking;
+  board.setClickable(mine ? state.clickable : [], state.phase === 'bonus' ? 'take' : 'start');
+  const lastStart = state.moves.length ? [state.moves[state.moves.length - 1].match(/^[AaBb]\d+/)[0]] : [];
+  board.setMarks({ last: lastStart, hint: hint && hint.at === state.moves.length ? hint.hole : null });
+
+  // Status and the decision bar.
+  let status = '';
+  let prompt = '';
+  const cont = $('btn-continue');
+  const stop = $('btn-stop');
+  const done = $('btn-done');
+  cont.hidden = stop.hidden = done.hidden = true;
+  if (state.outcome) {
+    status = '';
+  } else if (!humanToDecide()) {
+    status = fill(words.to_move, { side: sideWord(state.to_move) });
+  } else {
+    const who = settings.mode === 'ai' ? words.your_turn : fill(words.to_move, { side: sideWord(state.to_move) });
+    status = who;
+    if (state.phase === 'start') {
+      prompt = state.clickable.some((h) => h) ? words.choose_start : '';
+    } else if (state.phase === 'head') {
+      prompt = fill(words.head_choice, { hole: state.head });
+      cont.hidden = stop.hidden = false;
+      cont.disabled = !state.legal.includes('continue') || busy;
+      stop.disabled = !state.legal.includes('stop') || busy;
+    } else if (state.phase === 'bonus') {
+      if (state.ruleset.game === 'tsoro') {
+        prompt = fill(words.take_up_to, { n: state.left });
+        done.hidden = false;
+        done.disabled = busy;
+      } else {
+        prompt = fill(words.take_n_more, { n: state.left });
+      }
+    }
+  }
+  $('status').textContent = status;
+  $('prompt').textContent = prompt;
+  $('decision-bar').classList.toggle('active', !!prompt);
+  $('decision-bar').dataset.phase = state.outcome ? 'over' : state.phase;
+
+  // Result banner.
+  const banner = $('banner');
+  if (state.outcome) {
+    const o = state.outcome;
+    const head = o.winner ? fill(words.wins, { side: sideWord(o.winner) }) : words.draw;
+    const loser = o.winner ? sideWord(o.winner === 'South' ? 'North' : 'South') : '';
+    const reason =
+      o.termination === 'no_legal_move'
+        ? fill(words.reason_no_moves, { side: loser })
+        : o.termination === 'resignation'
+          ? fill(words.reason_resign, { side: loser })
+          : o.termination === 'repetition'
+            ? words.reason_repetition
+            : o.text;
+    banner.innerHTML = '';
+    const strong = document.createElement('strong');
+    strong.textContent = head;
+    banner.append(strong, document.createTextNode(` — ${reason} (${o.result})`));
+    banner.dataset.result = o.result;
+    banner.dataset.termination = o.termination;
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+
+  // Move list in RULES.md notation.
+  const list = $('moves');
+  list.innerHTML = '';
+  const tokens = [...state.moves];
+  const partial = state.partial && state.pending.length ? state.partial : null;
+  let li = null;
+  let number = 1;
+  tokens.forEach((t, i) => {
+    const side = moverOf(t);
+    if (!li || side === 'South') {
+      li = document.createElement('li');
+      li.value = number;
+      if (i === 0 && side === 'North') li.append(document.createTextNode('… '));
+      list.append(li);
+    }
+    const span = document.createElement('span');
+    span.className = 'move';
+    span.textContent = t;
+    li.append(span, document.createTextNode(' '));
+    if (side === 'North') number += 1;
+  });
+  if (partial) {
+    const span = document.createElement('span');
+    span.className = 'move partial';
+    span.textContent = `${partial}…`;
+    (li || list.appendChild(document.createElement('li'))).append(span);
+  }
+  list.parentElement.scrollTop = list.parentElement.scrollHeight;
+
+  $('position-text').textContent = state.position;
+  $('btn-undo').disabled = !(game.moves.length || game.pending.length || game.resigned);
+  $('btn-redo').disabled = !redo.length;
+  $('btn-resign').disabled = !!state.outcome || !humanToDecide() || game.pending.length > 0;
+  $('btn-hint').disabled = !!state.outcome || !humanToDecide();
+  $('btn-skip').disabled = !busy;
+  $('thinking').hidden = !thinking;
+  for (const input of document.querySelectorAll('input[name=mode]')) input.checked = input.value === settings.mode;
+  $('human-side').value = settings.human === 'South' ? 'S' : 'N';
+  $('level').value = settings.level;
+  document.querySelector('.ai-options').hidden = settings.mode !== 'ai';
+  root.dataset.phase = state.outcome ? 'over' : state.phase;
+  root.dataset.toMove = state.to_move;
+  root.dataset.moves = String(state.moves.length);
+  root.dataset.busy = busy || thinking ? 'true' : 'false';
+  save();
+}
+
+async function load() {
+  // Tests and assistive tools read this: the board is not settled until the reply is shown.
+  root.dataset.busy = 'true';
+  try {
+    state = await api('/api/game', gameBody());
+  } catch (e) {
+    // A stored game that no longer loads: start afresh rather than show nothing.
+    message(e.message, 'error');
+    game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
+    redo = [];
+    state = await api('/api/game', gameBody());
+  }
+  render();
+  maybeAi();
+}
+
+/** Sends decisions (or a whole turn) to the server, animates what happened, shows the result. */
+async function send(extra) {
+  if (busy) return;
+  // Read before the buttons are disabled (which drops their focus).
+  const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
+  busy = true;
+  const mover = state.to_move;
+  render();
+  let next;
+  try {
+    next = await api('/api/game', gameBody(extra));
+  } catch (e) {
+    busy = false;
+    message(`${words.illegal}: ${e.message}`, 'error');
+    render();
+    return;
+  }
+  $('btn-skip').disabled = false;
+  await board.animate(next.events, mover);
+  state = next;
+  game.moves = next.moves;
+  game.pending = next.pending;
+  busy = false;
+  render();
+  if (keyboard) keepFocus();
+  maybeAi();
+}
+
+/** Keyboard play: after a decision, focus goes to where the next one is made. */
+function keepFocus() {
+  if (!humanToDecide()) return;
+  if (state.phase === 'head') {
+    ($('btn-continue').disabled ? $('btn-stop') : $('btn-continue')).focus();
+  } else if (state.phase === 'bonus' && !state.clickable.length) {
+    $('btn-done').focus();
+  } else if (state.clickable.length) {
+    board.focus(state.clickable[0]);
+  }
+}
+
+function decide(decision) {
+  redo = [];
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  send({ apply: [decision] });
+}
+
+function onHole(label) {
+  if (!humanToDecide() || busy) return;
+  if (state.phase === 'start' && state.legal.includes(`sow ${label}`)) decide(`sow ${label}`);
+  else if (state.phase === 'bonus' && state.legal.includes(`take ${label}`)) decide(`take ${label}`);
+}
+
+async function maybeAi() {
+  if (settings.mode !== 'ai' || !state || state.outcome || busy || thinking) return;
+  if (state.to_move === settings.human || state.phase !== 'start') return;
+  const seq = ++aiSeq;
+  thinking = true;
+  render();
+  let answer;
+  try {
+    answer = await api('/api/ai', { start: game.start, moves: game.moves, level: settings.level });
+  } catch (e) {
+    thinking = false;
+    if (seq === aiSeq) message(e.message, 'error');
+    render();
+    return;
+  }
+  thinking = false;
+  // An undo, a new game or a change of side while the AI thought makes its answer stale.
+  if (seq !== aiSeq || game.pending.length || state.to_move === settings.human) {
+    render();
+    return;
+  }
+  await send({ token: answer.token });
+}
+
+function cancelAi() {
+  aiSeq++;
+  thinking = false;
+}
+
+function undo() {
+  if (busy) return;
+  cancelAi();
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  if (game.resigned) {
+    game.resigned = null;
+  } else if (game.pending.length) {
+    game.pending = [];
+  } else {
+    while (game.moves.length) {
+      const t = game.moves.pop();
+      redo.push(t);
+      // Against the AI, go back to the last position where the person was to move.
+      if (settings.mode === 'two' || moverOf(t) === settings.human) break;
+    }
+  }
+  load();
+}
+
+function redoMove() {
+  if (busy || !redo.length) return;
+  cancelAi();
+  game.pending = [];
+  game.moves.push(redo.pop());
+  while (settings.mode === 'ai' && redo.length && moverOf(redo[redo.length - 1]) !== settings.human) {
+    game.moves.push(redo.pop());
+  }
+  load();
+}
+
+function newGame(start = game.start) {
+  cancelAi();
+  if (busy) board.skip();
+  game = { start, moves: [], pending: [], resigned: null };
+  redo = [];
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  load();
+}
+
+async function showHint() {
+  if (!humanToDecide() || busy) return;
+  try {
+    const a = await api('/api/ai', { start: game.start, moves: game.moves, level: 'medium' });
+    hint = { hole: a.token.match(/^[AaBb]\d+/)[0], at: game.moves.length };
+    $('hint').textContent = fill(words.hint_is, { move: a.token });
+    render();
+  } catch (e) {
+    message(e.message, 'error');
+  }
+}
+
+async function resign() {
+  if (!humanToDecide() || busy || game.pending.length) return;
+  cancelAi();
+  game.resigned = state.to_move === 'South' ? 'S' : 'N';
+  load();
+}
+
+async function download() {
+  const tag = (side) =>
+    settings.mode === 'ai' ? (side === settings.human ? words.you : `matombo (${settings.level})`) : sideWord(side);
+  const d = new Date();
+  const date = `${d.getFullYear()}.${String(d.getMonth() + 1).padStart(2, '0')}.${String(d.getDate()).padStart(2, '0')}`;
+  try {
+    const body = { start: game.start, moves: game.moves, tags: { South: tag('South'), North: tag('North'), Date: date } };
+    if (game.resigned) body.resigned = game.resigned;
+    const { record } = await api('/api/record/export', body);
+    const blob = new Blob([record], { type: 'text/plain' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `matombo-${state.ruleset.name.replace(/[^a-z0-9]+/gi, '-')}.txt`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+  } catch (e) {
+    message(e.message, 'error');
+  }
+}
+
+async function loadRecord(file) {
+  try {
+    const text = await file.text();
+    const st = await api('/api/record/import', { text });
+    cancelAi();
+    game = { start: st.start, moves: st.moves, pending: [], resigned: st.resigned || null };
+    redo = [];
+    // Watch or continue the loaded game as two people; the settings can switch to the AI.
+    message(`${words.record_loaded}: ${st.moves.length}`, 'ok');
+    load();
+  } catch (e) {
+    message(e.message, 'error');
+  }
+}
+
+async function copyPosition() {
+  const text = state.position;
+  try {
+    await navigator.clipboard.writeText(text);
+    message(words.copied, 'ok');
+  } catch (_) {
+    // No clipboard permission: select the text so that it can be copied by hand.
+    const r = document.createRange();
+    r.selectNodeContents($('position-text'));
+    const s = getSelection();
+    s.removeAllRanges();
+    s.addRange(r);
+    message(words.copy_by_hand, 'ok');
+  }
+}
+
+// ---- Position editor -------------------------------------------------------------
+
+const EDIT_ROWS = ['b', 'a', 'A', 'B'];
+
+function parseRows(text) {
+  // Client-side reading only to fill the grid; the server checks the position on Apply.
+  const parts = text.trim().split(/\s+/);
+  if (parts.length !== 3) return null;
+  const rows = parts[1].split('/');
+  if (rows.length !== 4) return null;
+  const out = [];
+  for (const row of rows) {
+    const counts = [];
+    for (const item of row.split(',')) {
+      const m = item.match(/^(\d+)(?:\*(\d+))?$/);
+      if (!m) return null;
+      for (let i = 0; i < Number(m[2] || 1); i++) counts.push(Number(m[1]));
+    }
+    out.push(counts);
+  }
+  return { ruleset: parts[0], rows: out, side: parts[2] };
+}
+
+function editorText() {
+  const n = state.ruleset.n;
+  const rows = EDIT_ROWS.map((r) => {
+    const counts = [];
+    for (let c = 0; c < n; c++) counts.push(Number($(`edit-${r}-${c}`).value) || 0);
+    // Runs of equal counts are written c*n, as the notation does.
+    const items = [];
+    for (let i = 0; i < counts.length; ) {
+      let j = i;
+      while (j < counts.length && counts[j] === counts[i]) j++;
+      items.push(j - i >= 2 ? `${counts[i]}*${j - i}` : `${counts[i]}`);
+      i = j;
+    }
+    return items.join(',');
+  });
+  return `${state.ruleset.name} ${rows.join('/')} ${$('editor-side').value}`;
+}
+
+function editorTotals() {
+  let total = 0;
+  for (const input of $('editor-grid').querySelectorAll('input')) total += Number(input.value) || 0;
+  const max = state.ruleset.total_stones;
+  const ok = total <= max;
+  const t = $('editor-totals');
+  t.textContent = ok ? `${words.totals_ok}: ${total} / ${max}` : fill(words.totals_bad, { n: total, max });
+  t.className = `totals ${ok ? 'ok' : 'bad'}`;
+  $('editor-apply').disabled = !ok;
+  return ok;
+}
+
+function fillGrid(parsed) {
+  const n = state.ruleset.n;
+  if (!parsed || parsed.rows.some((r) => r.length !== n)) return false;
+  EDIT_ROWS.forEach((r, i) => parsed.rows[i].forEach((v, c) => ($(`edit-${r}-${c}`).value = v)));
+  $('editor-side').value = parsed.side === 'N' ? 'N' : 'S';
+  return true;
+}
+
+function openEditor() {
+  const n = state.ruleset.n;
+  const grid = $('editor-grid');
+  grid.innerHTML = '';
+  grid.style.gridTemplateColumns = `2em repeat(${n}, minmax(2.6em, 1fr))`;
+  EDIT_ROWS.forEach((r) => {
+    const letter = document.createElement('span');
+    letter.className = 'row-letter';
+    letter.textContent = r;
+    grid.append(letter);
+    for (let c = 0; c < n; c++) {
+      // Columns left to right as South sees the board: North's rows run N..1.
+      const number = r === 'b' || r === 'a' ? n - c : c + 1;
+      const input = document.createElement('input');
+      input.type = 'number';
+      input.min = '0';
+      input.max = String(state.ruleset.total_stones);
+      input.id = `edit-${r}-${c}`;
+      input.setAttribute('aria-label', `${r}${number}`);
+      input.addEventListener('input', () => {
+        $('editor-text').value = editorText();
+        editorTotals();
+      });
+      grid.append(input);
+    }
+  });
+  $('editor-text').value = state.position;
+  fillGrid(parseRows(state.position));
+  $('editor-error').textContent = '';
+  editorTotals();
+  $('editor').showModal();
+}
+
+async function applyEditor() {
+  const text = $('editor-text').value.trim();
+  try {
+    const st = await api('/api/game', { start: text });
+    $('editor').close();
+    newGame(st.start);
+  } catch (e) {
+    $('editor-error').textContent = e.message;
+  }
+}
+
+// ---- Wiring --------------------------------------------------------------------
+
+$('btn-continue').addEventListener('click', () => decide('continue'));
+$('btn-stop').addEventListener('click', () => decide('stop'));
+$('btn-done').addEventListener('click', () => decide('done'));
+$('btn-undo').addEventListener('click', undo);
+$('btn-redo').addEventListener('click', redoMove);
+$('btn-new').addEventListener('click', () => newGame(root.dataset.start));
+$('btn-hint').addEventListener('click', showHint);
+$('btn-resign').addEventListener('click', resign);
+$('btn-download').addEventListener('click', download);
+$('btn-copy').addEventListener('click', copyPosition);
+$('btn-editor').addEventListener('click', openEditor);
+$('btn-skip').addEventListener('click', () => board && board.skip());
+$('record-file').addEventListener('change', (e) => {
+  if (e.target.files[0]) loadRecord(e.target.files[0]);
+  e.target.value = '';
+});
+$('editor-apply').addEventListener('click', applyEditor);
+$('editor-cancel').addEventListener('click', () => $('editor').close());
+$('editor-side').addEventListener('change', () => ($('editor-text').value = editorText()));
+$('editor-text').addEventListener('input', () => {
+  if (fillGrid(parseRows($('editor-text').value))) editorTotals();
+});
+$('speed').addEventListener('input', (e) => {
+  board && board.setSpeed(e.target.value);
+  localStorage.setItem('matombo-speed', e.target.value);
+});
+$('labels').addEventListener('change', (e) => {
+  board && board.setLabels(e.target.checked);
+  localStorage.setItem('matombo-labels', e.target.checked ? '1' : '0');
+});
+for (const input of document.querySelectorAll('input[name=mode]')) {
+  input.addEventListener('change', () => {
+    settings.mode = input.value;
+    cancelAi();
+    render();
+    maybeAi();
+  });
+}
+$('human-side').addEventListener('change', (e) => {
+  settings.human = e.target.value === 'N' ? 'North' : 'South';
+  cancelAi();
+  render();
+  maybeAi();
+});
+$('level').addEventListener('change', (e) => {
+  settings.level = e.target.value;
+  save();
+});
+document.addEventListener('keydown', (e) => {
+  if (e.target.closest && e.target.closest('input, textarea, select, dialog')) return;
+  if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
+    e.preventDefault();
+    undo();
+  } else if ((e.ctrlKey || e.metaKey) && (e.key === 'y' || (e.shiftKey && e.key === 'Z'))) {
+    e.preventDefault();
+    redoMove();
+  } else if (e.key === 'Escape' && busy) {
+    board.skip();
+  }
+});
+
+$('speed').value = localStorage.getItem('matombo-speed') ?? '2';
+$('labels').checked = localStorage.getItem('matombo-labels') === '1';
+load();

@@ -1,0 +1,426 @@
+//! The client side of `matombo loadtest`: many rooms, two WebSocket clients each, playing
+//! random legal turns against a server on loopback, measuring the time from a turn sent
+//! to the opponent receiving it.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use matombo_core::{Position, Ruleset, Side};
+use rand::{rngs::SmallRng, Rng, SeedableRng};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::Message;
+
+use super::{routes, Limits, OnlineState};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// A server to test (`http://127.0.0.1:PORT`); `None` starts one in this process on
+    /// a fresh temporary database.
+    pub url: Option<String>,
+    /// Concurrent rooms (two clients each).
+    pub rooms: usize,
+    /// How long to measure, after the ramp.
+    pub duration: Duration,
+    /// Time over which rooms are opened and clients connect (not measured).
+    pub ramp: Duration,
+    /// Ruleset of every game.
+    pub ruleset: Ruleset,
+    /// Mean thinking time before each turn (uniform between half and one and a half).
+    pub think: Duration,
+    /// Seed of the random turns.
+    pub seed: u64,
+}
+
+/// Counters that grow while the test runs (for a progress display).
+#[derive(Debug, Default)]
+pub struct Live {
+    /// Turns received by opponents.
+    pub turns: AtomicU64,
+    /// Errors of any kind.
+    pub errors: AtomicU64,
+    /// Clients connected right now.
+    pub connected: AtomicU64,
+    /// Games played to their end.
+    pub games_finished: AtomicU64,
+    /// Errors by kind.
+    pub error_kinds: Mutex<HashMap<String, u64>>,
+}
+
+impl Live {
+    fn error(&self, kind: &str) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        *self.error_kinds.lock().expect("errors lock").entry(kind.to_string()).or_default() += 1;
+    }
+}
+
+/// The figures of a run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    /// Rooms.
+    pub rooms: usize,
+    /// Clients (two per room).
+    pub clients: usize,
+    /// Ruleset.
+    pub ruleset: String,
+    /// Mean think time, ms.
+    pub think_ms: u64,
+    /// Measured seconds.
+    pub seconds: f64,
+    /// Turns delivered to the opponent during the measured window.
+    pub turns: u64,
+    /// Turns per second.
+    pub turns_per_sec: f64,
+    /// Latency percentiles, turn sent to opponent received, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Worst, ms.
+    pub max_ms: f64,
+    /// Games that ended by the rules during the run (their rooms were replaced).
+    pub games_finished: u64,
+    /// Errors (error messages, failed connections or requests).
+    pub errors: u64,
+    /// Errors by kind (server error codes, `connect`, `closed`, `http`).
+    pub error_kinds: HashMap<String, u64>,
+    /// The server tested: "in-process" or the URL.
+    pub server: String,
+}
+
+/// A server started in this process for the test; stopped and its database removed on drop.
+struct LocalServer {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    dir: PathBuf,
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn local_server(rooms: usize) -> Result<LocalServer, String> {
+    let dir = std::env::temp_dir().join(format!("matombo-loadtest-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let db = dir.join("online.sqlite3");
+    let state = OnlineState::open_with_limits(Some(&db), Limits::loadtest(rooms)).map_err(|e| e.to_string())?;
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    // Its own runtime, so that server and clients are scheduled as separate parties.
+    let thread = std::thread::Builder::new()
+        .name("loadtest-server".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
+            let Ok(rt) = rt else { return };
+            rt.block_on(async move {
+                let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = addr_tx.send(Err(e.to_string()));
+                        return;
+                    }
+                };
+                let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string()));
+                let app = routes(state).into_make_service_with_connect_info::<SocketAddr>();
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stop_rx.await;
+                    })
+                    .await;
+            });
+        })
+        .map_err(|e| e.to_string())?;
+    let addr = addr_rx.recv().map_err(|e| e.to_string())??;
+    Ok(LocalServer { addr, stop: Some(stop_tx), thread: Some(thread), dir })
+}
+
+/// `host:port` of a loopback URL; anything else is refused.
+fn loopback(url: &str) -> Result<String, String> {
+    let rest = url.strip_prefix("http://").ok_or("the URL must start with http://")?;
+    let hostport = rest.split('/').next().unwrap_or_default();
+    let addr: SocketAddr = hostport
+        .parse()
+        .or_else(|_| hostport.replacen("localhost", "127.0.0.1", 1).parse())
+        .map_err(|_| format!("{hostport:?} is not host:port"))?;
+    if !addr.ip().is_loopback() {
+        return Err("the load test only runs against loopback (127.0.0.1)".into());
+    }
+    Ok(addr.to_string())
+}
+
+/// A minimal HTTP/1.1 POST (loopback only), returning status and JSON body.
+async fn http_post(host: &str, path: &str, body: &Value) -> Result<(u16, Value), String> {
+    let body = body.to_string();
+    let mut s = tokio::net::TcpStream::connect(host).await.map_err(|e| e.to_string())?;
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&buf);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or("bad HTTP response")?;
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or("bad HTTP status line")?;
+    // Small bodies come whole; a chunked body would need decoding.
+    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body.split_once("\r\n").map(|(_, b)| b).unwrap_or(body).rsplit_once("\r\n0").map_or(body, |(b, _)| b)
+    } else {
+        body
+    };
+    let v = serde_json::from_str(body.trim()).map_err(|e| format!("bad JSON from server: {e}"))?;
+    Ok((status, v))
+}
+
+/// Shared by the run: counters, latencies, the measuring window.
+struct Shared {
+    live: Arc<Live>,
+    latencies_us: Mutex<Vec<u32>>,
+    measure_from: Instant,
+    stop_at: Instant,
+    host: String,
+    config: Config,
+}
+
+/// Runs the test; `live` can be watched meanwhile.
+pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
+    if config.rooms == 0 || config.rooms > 5000 {
+        return Err("rooms: from 1 to 5000".into());
+    }
+    if config.duration > Duration::from_secs(3600) || config.ramp > Duration::from_secs(600) {
+        return Err("duration at most 3600 s, ramp at most 600 s".into());
+    }
+    let (_server, host, server_name) = match &config.url {
+        Some(u) => (None, loopback(u)?, u.clone()),
+        None => {
+            let s = local_server(config.rooms)?;
+            let host = s.addr.to_string();
+            (Some(s), host, "in-process".to_string())
+        }
+    };
+    let start = Instant::now();
+    let shared = Arc::new(Shared {
+        live: live.clone(),
+        latencies_us: Mutex::new(Vec::new()),
+        measure_from: start + config.ramp,
+        stop_at: start + config.ramp + config.duration,
+        host,
+        config: config.clone(),
+    });
+    let mut tasks = Vec::with_capacity(config.rooms);
+    for i in 0..config.rooms {
+        let shared = shared.clone();
+        // Rooms open evenly over the ramp.
+        let at = start + config.ramp.mul_f64(i as f64 / config.rooms as f64);
+        tasks.push(tokio::spawn(async move {
+            tokio::time::sleep_until(at.into()).await;
+            slot(shared, i as u64).await;
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let seconds = config.duration.as_secs_f64();
+    let mut lat = std::mem::take(&mut *shared.latencies_us.lock().expect("latencies lock"));
+    lat.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if lat.is_empty() {
+            return 0.0;
+        }
+        let i = ((p * lat.len() as f64).ceil() as usize).clamp(1, lat.len()) - 1;
+        f64::from(lat[i]) / 1000.0
+    };
+    Ok(Report {
+        rooms: config.rooms,
+        clients: 2 * config.rooms,
+        ruleset: config.ruleset.to_string(),
+        think_ms: config.think.as_millis() as u64,
+        seconds,
+        turns: lat.len() as u64,
+        turns_per_sec: lat.len() as f64 / seconds,
+        p50_ms: pct(0.50),
+        p99_ms: pct(0.99),
+        max_ms: lat.last().map_or(0.0, |&m| f64::from(m) / 1000.0),
+        games_finished: live.games_finished.load(Ordering::Relaxed),
+        errors: live.errors.load(Ordering::Relaxed),
+        error_kinds: live.error_kinds.lock().expect("errors lock").clone(),
+        server: server_name,
+    })
+}
+
+/// One room slot: open a room, play it with two clients, open another when it ends.
+async fn slot(shared: Arc<Shared>, index: u64) {
+    let mut game = 0u64;
+    while Instant::now() < shared.stop_at {
+        let body = json!({"ruleset": shared.config.ruleset.to_string(), "side": "south", "name": format!("s{index}")});
+        let created = match http_post(&shared.host, "/api/online/rooms", &body).await {
+            Ok((201, v)) => v,
+            _ => {
+                shared.live.error("create room");
+                return;
+            }
+        };
+        let id = created["id"].as_str().unwrap_or_default().to_string();
+        let claim = json!({"invite": created["invite"], "name": format!("n{index}")});
+        let claimed = match http_post(&shared.host, &format!("/api/online/rooms/{id}/claim"), &claim).await {
+            Ok((200, v)) => v,
+            _ => {
+                shared.live.error("claim seat");
+                return;
+            }
+        };
+        let sent: Arc<Mutex<HashMap<u32, Instant>>> = Arc::default();
+        let seed = shared.config.seed ^ (index << 20) ^ game;
+        let south = client(
+            shared.clone(),
+            id.clone(),
+            created["token"].as_str().unwrap_or_default().into(),
+            Side::South,
+            sent.clone(),
+            seed,
+        );
+        let north = client(
+            shared.clone(),
+            id,
+            claimed["token"].as_str().unwrap_or_default().into(),
+            Side::North,
+            sent,
+            seed ^ 1,
+        );
+        let (a, b) = tokio::join!(south, north);
+        if a.is_err() || b.is_err() {
+            // Counted by the client already.
+            return;
+        }
+        game += 1;
+    }
+}
+
+fn random_turn(pos: &Position, rng: &mut SmallRng) -> Option<String> {
+    let mut t = pos.begin_turn();
+    if !t.apply_random(rng) {
+        return None;
+    }
+    while !t.is_complete() {
+        t.apply_random(rng);
+    }
+    t.token().map(|t| t.to_string())
+}
+
+/// One player: moves when it is his turn (after thinking), records when each turn is
+/// received from the opponent. Ends at the end of the game or of the run.
+async fn client(
+    shared: Arc<Shared>,
+    id: String,
+    token: String,
+    me: Side,
+    sent: Arc<Mutex<HashMap<u32, Instant>>>,
+    seed: u64,
+) -> Result<(), ()> {
+    let url = format!("ws://{}/api/online/rooms/{id}/ws", shared.host);
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.map_err(|_| shared.live.error("connect"))?;
+    shared.live.connected.fetch_add(1, Ordering::Relaxed);
+    let result = play(&shared, &mut ws, &token, me, &sent, seed).await;
+    shared.live.connected.fetch_sub(1, Ordering::Relaxed);
+    let _ = ws.close(None).await;
+    result
+}
+
+async fn play(
+    shared: &Shared,
+    ws: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    token: &str,
+    me: Side,
+    sent: &Mutex<HashMap<u32, Instant>>,
+    seed: u64,
+) -> Result<(), ()> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    ws.send(Message::text(json!({"type": "hello", "token": token}).to_string())).await.map_err(|_| ())?;
+    let mut pos: Option<Position> = None;
+    let mut ply = 0u32;
+    let mut move_at: Option<Instant> = None;
+    let think = shared.config.think;
+    let stop = tokio::time::sleep_until(shared.stop_at.into());
+    tokio::pin!(stop);
+    loop {
+        let wake = move_at.unwrap_or(shared.stop_at + Duration::from_secs(3600));
+        tokio::select! {
+            _ = &mut stop => return Ok(()),
+            _ = tokio::time::sleep_until(wake.into()) => {
+                move_at = None;
+                let Some(p) = &pos else { continue };
+                let Some(mv) = random_turn(p, &mut rng) else { continue };
+                sent.lock().expect("sent lock").insert(ply, Instant::now());
+                let msg = json!({"type": "turn", "ply": ply, "move": mv}).to_string();
+                ws.send(Message::text(msg)).await.map_err(|_| ())?;
+            }
+            m = ws.next() => {
+                let now = Instant::now();
+                let text = match m {
+                    Some(Ok(Message::Text(t))) => t,
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+                        shared.live.error("connection closed");
+                        return Err(());
+                    }
+                    Some(Ok(_)) => continue,
+                };
+                let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                    shared.live.error("bad JSON");
+                    continue;
+                };
+                let over;
+                match v["type"].as_str() {
+                    Some("state") => {
+                        pos = v["position"].as_str().and_then(|s| s.parse().ok());
+                        ply = v["ply"].as_u64().unwrap_or(0) as u32;
+                        over = !v["outcome"].is_null();
+                    }
+                    Some("turn") => {
+                        let p = v["ply"].as_u64().unwrap_or(0) as u32;
+                        if v["side"] != if me == Side::South { "south" } else { "north" } {
+                            if let Some(t0) = sent.lock().expect("sent lock").remove(&p) {
+                                if t0 >= shared.measure_from {
+                                    let us = now.duration_since(t0).as_micros().min(u128::from(u32::MAX)) as u32;
+                                    shared.latencies_us.lock().expect("latencies lock").push(us);
+                                }
+                                shared.live.turns.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        pos = v["position"].as_str().and_then(|s| s.parse().ok());
+                        ply = p + 1;
+                        over = !v["outcome"].is_null();
+                        if over && me == Side::South {
+                            shared.live.games_finished.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    Some("end") => return Ok(()),
+                    Some("error") => {
+                        shared.live.error(v["code"].as_str().unwrap_or("error"));
+                        over = false;
+                    }
+                    _ => continue,
+                }
+                if over {
+                    return Ok(());
+                }
+                if pos.as_ref().is_some_and(|p| p.side_to_move() == me) && move_at.is_none() {
+                    move_at = Some(now + think.mul_f64(rng.random_range(0.5..1.5)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Online play between two people (or two teams) through `matombo serve`.
+//!
+//! - [`room`]: the pure core (seats, secret tokens, ply numbers, clocks, validation).
+//! - [`protocol`]: the WebSocket message format and its strict parser.
+//! - [`store`]: SQLite storage; every turn is committed before anyone hears of it.
+//! - [`server`]: the HTTP API, the WebSocket endpoint and the pages.
+//! - [`loadtest`]: the client side of `matombo loadtest`.
+//!
+//! Routes: pages `/online/` (new game), `/online/game/{id}` (play or watch),
+//! `/online/archive`; API under `/api/online/` (see [`server`]).
+
+pub mod loadtest;
+pub mod protocol;
+pub mod room;
+mod server;
+pub mod store;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub use server::routes;
+
+/// Limits that protect the server; the defaults suit a public server.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Unfinished rooms one address may have created (per server run).
+    pub rooms_per_addr: usize,
+    /// Unfinished rooms in all.
+    pub max_rooms: usize,
+    /// Open WebSocket connections in all.
+    pub max_connections: usize,
+    /// Open WebSocket connections from one address.
+    pub connections_per_addr: usize,
+    /// Turns per second per connection (sustained); bursts up to twice this.
+    pub turns_per_sec: f64,
+    /// Messages of any kind per second per connection; bursts up to twice this.
+    pub messages_per_sec: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            rooms_per_addr: 20,
+            max_rooms: 10_000,
+            max_connections: 4_000,
+            connections_per_addr: 64,
+            turns_per_sec: 5.0,
+            messages_per_sec: 20.0,
+        }
+    }
+}
+
+impl Limits {
+    /// Limits for a load test on loopback: many rooms and connections from one address.
+    pub fn loadtest(rooms: usize) -> Limits {
+        Limits {
+            rooms_per_addr: rooms + 10,
+            max_rooms: rooms + 10,
+            max_connections: 2 * rooms + 20,
+            connections_per_addr: 2 * rooms + 20,
+            ..Limits::default()
+        }
+    }
+}
+
+/// An error opening online play (the database).
+#[derive(Debug, thiserror::Error)]
+#[error("online play: {0}")]
+pub struct OnlineError(pub String);
+
+/// Shared state of online play: the store, the live rooms and the limits.
+#[derive(Clone)]
+pub struct OnlineState {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for OnlineState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnlineState").field("db", &self.inner.store.path()).finish()
+    }
+}
+
+pub(crate) struct Inner {
+    store: store::Store,
+    rooms: Mutex<HashMap<String, Arc<server::RoomHandle>>>,
+    limits: Limits,
+    connections: AtomicUsize,
+    /// Unfinished rooms (finished ones leave memory and are read back from the store).
+    open_rooms: AtomicUsize,
+    per_addr: Mutex<HashMap<IpAddr, AddrUse>>,
+}
+
+#[derive(Default)]
+struct AddrUse {
+    rooms: usize,
+    connections: usize,
+}
+
+/// The default database file: `<data dir>/matombo/online.sqlite3`.
+pub fn default_db_path() -> Result<PathBuf, OnlineError> {
+    let base = dirs::data_dir()
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local/share")))
+        .ok_or_else(|| OnlineError("no data directory found; pass --db PATH".into()))?;
+    Ok(base.join("matombo").join("online.sqlite3"))
+}
+
+impl OnlineState {
+    /// Opens the store at `db` (None: the default file in the user's data directory,
+    /// parent directories created) with the default limits, and reloads every game in
+    /// progress.
+    pub fn open(db: Option<&Path>) -> Result<OnlineState, OnlineError> {
+        OnlineState::open_with_limits(db, Limits::default())
+    }
+
+    /// Like [`OnlineState::open`], with chosen limits.
+    pub fn open_with_limits(db: Option<&Path>, limits: Limits) -> Result<OnlineState, OnlineError> {
+        let path = match db {
+            Some(p) => p.to_path_buf(),
+            None => default_db_path()?,
+        };
+        let store = store::Store::open(&path).map_err(|e| OnlineError(format!("{}: {e}", path.display())))?;
+        let rooms = store.load_unfinished(server::now_ms()).map_err(|e| OnlineError(e.to_string()))?;
+        let n = rooms.len();
+        let map = rooms.into_iter().map(|r| (r.id.clone(), server::RoomHandle::new(r, None))).collect();
+        tracing::info!(db = %path.display(), games_in_progress = n, "online play store opened");
+        let state = OnlineState {
+            inner: Arc::new(Inner {
+                store,
+                rooms: Mutex::new(map),
+                limits,
+                connections: AtomicUsize::new(0),
+                open_rooms: AtomicUsize::new(n),
+                per_addr: Mutex::new(HashMap::new()),
+            }),
+        };
+        // Reloaded clocks start running again now; watch them.
+        let handles: Vec<_> = state.inner.rooms.lock().expect("rooms lock").values().cloned().collect();
+        for h in handles {
+            server::watch_clock(state.clone(), h);
+        }
+        Ok(state)
+    }
+
+    /// The database file in use.
+    pub fn db_path(&self) -> &Path {
+        self.inner.store.path()
+    }
+
+    /// Open WebSocket connections right now.
+    pub fn connections(&self) -> usize {
+        self.inner.connections.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,174 @@
+//! The WebSocket message format: client messages parsed strictly (size, shape, field
+//! lengths) and server messages written as JSON text.
+//!
+//! Client → server (one JSON object per text message):
+//! - `{"type":"hello","token":"<seat token>","name":"Rudo"}` — first message; both
+//!   fields optional (no token: watch only).
+//! - `{"type":"turn","ply":3,"move":"B2+"}` — play ply 3 (the number of turns played
+//!   before it); a turn sent twice is applied once.
+//! - `{"type":"resign"}`, `{"type":"sync"}` (ask for the full state), `{"type":"ping"}`.
+//!
+//! Server → client: `state` (full state), `turn` (a turn was played and stored),
+//! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (`code`, `message`).
+
+use serde::Deserialize;
+
+/// Largest client message accepted, in bytes.
+pub const MAX_MESSAGE: usize = 4096;
+/// Longest seat token accepted.
+pub const MAX_TOKEN: usize = 64;
+/// Longest display name accepted (characters).
+pub const MAX_NAME: usize = 40;
+/// Longest turn text accepted.
+pub const MAX_MOVE: usize = 1024;
+
+/// A message from a client.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// Introduces the connection, with a seat token to play.
+    Hello {
+        /// The seat token (absent: spectator).
+        #[serde(default)]
+        token: Option<String>,
+        /// A display name.
+        #[serde(default)]
+        name: Option<String>,
+    },
+    /// Plays a turn.
+    Turn {
+        /// Turns played before this one.
+        ply: u32,
+        /// The turn in notation.
+        #[serde(rename = "move")]
+        turn: String,
+    },
+    /// Resigns the game for the connection's side.
+    Resign {},
+    /// Asks for the full state.
+    Sync {},
+    /// Keep-alive.
+    Ping {},
+}
+
+/// Why a client message was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// Too large.
+    #[error("message too large: {0} bytes (limit {MAX_MESSAGE})")]
+    TooLarge(usize),
+    /// Not valid JSON of a known message.
+    #[error("malformed message: {0}")]
+    Malformed(String),
+    /// A field is too long or invalid.
+    #[error("invalid field {field}: {reason}")]
+    Field {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
+}
+
+impl ProtocolError {
+    /// The short machine-readable code sent in error messages.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ProtocolError::TooLarge(_) => "too_large",
+            ProtocolError::Malformed(_) => "malformed",
+            ProtocolError::Field { .. } => "invalid_field",
+        }
+    }
+}
+
+/// Parses a client message. Never panics; any refusal says why.
+pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
+    if bytes.len() > MAX_MESSAGE {
+        return Err(ProtocolError::TooLarge(bytes.len()));
+    }
+    let msg: ClientMsg = serde_json::from_slice(bytes).map_err(|e| {
+        // serde_json's message may quote input; keep it short.
+        let mut m = e.to_string();
+        m.truncate(120);
+        ProtocolError::Malformed(m)
+    })?;
+    match &msg {
+        ClientMsg::Hello { token, name } => {
+            if let Some(t) = token {
+                if t.len() > MAX_TOKEN || !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                    return Err(ProtocolError::Field { field: "token", reason: "at most 64 letters and digits" });
+                }
+            }
+            if let Some(n) = name {
+                if n.chars().count() > MAX_NAME || n.chars().any(char::is_control) {
+                    return Err(ProtocolError::Field {
+                        field: "name",
+                        reason: "at most 40 characters, no control characters",
+                    });
+                }
+            }
+        }
+        ClientMsg::Turn { turn, .. } if turn.len() > MAX_MOVE => {
+            return Err(ProtocolError::Field { field: "move", reason: "too long" });
+        }
+        _ => {}
+    }
+    Ok(msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_each_message() {
+        assert_eq!(
+            parse(br#"{"type":"turn","ply":3,"move":"B2+"}"#),
+            Ok(ClientMsg::Turn { ply: 3, turn: "B2+".into() })
+        );
+        assert_eq!(parse(br#"{"type":"hello"}"#), Ok(ClientMsg::Hello { token: None, name: None }));
+        assert_eq!(parse(br#"{"type":"resign"}"#), Ok(ClientMsg::Resign {}));
+        assert_eq!(parse(br#"{"type":"sync"}"#), Ok(ClientMsg::Sync {}));
+    }
+
+    #[test]
+    fn refuses_bad_messages() {
+        assert_eq!(parse(&vec![b' '; MAX_MESSAGE + 1]), Err(ProtocolError::TooLarge(MAX_MESSAGE + 1)));
+        for bad in [
+            &b"not json"[..],
+            br#"{"type":"turn","ply":-1,"move":"B2"}"#,
+            br#"{"type":"turn","ply":1}"#,
+            br#"{"type":"fly"}"#,
+            br#"{"type":"sync","extra":1}"#,
+            br#"[]"#,
+        ] {
+            assert_eq!(parse(bad).unwrap_err().code(), "malformed", "{:?}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(parse(br#"{"type":"hello","token":"a b"}"#).unwrap_err().code(), "invalid_field");
+        assert_eq!(parse(br#"{"type":"hello","name":"a\nb"}"#).unwrap_err().code(), "invalid_field");
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = parse(&bytes);
+        }
+
+        #[test]
+        fn never_panics_on_json_like(
+            ty in prop_oneof![Just("hello"), Just("turn"), Just("resign"), Just("sync"), Just("x")],
+            ply in any::<i64>(),
+            mv in "\\PC{0,20}",
+            token in "\\PC{0,80}",
+        ) {
+            let text = serde_json::json!({"type": ty, "ply": ply, "move": mv, "token": token}).to_string();
+            let _ = parse(text.as_bytes());
+            let text = serde_json::json!({"type": ty, "ply": ply, "move": mv}).to_string();
+            if let Ok(ClientMsg::Turn { ply: p, turn }) = parse(text.as_bytes()) {
+                prop_assert_eq!(i64::from(p), ply);
+                prop_assert_eq!(turn, mv);
+            }
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! SQLite storage of rooms and turns: one row per room, one row per turn.
+//!
+//! All writes go through one writer thread that commits them in groups (WAL mode,
+//! `synchronous=FULL`): a caller's write is durable on disk when its future resolves,
+//! and turns of many rooms arriving together share one fsync.
+
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
+
+use matombo_core::{Game, Outcome, Position, Ruleset, Side, Termination, Token};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::room::{Clocks, Room, Seat, TimeControl};
+
+/// A storage failure (the write did not happen).
+#[derive(Debug, thiserror::Error)]
+#[error("storage: {0}")]
+pub struct StoreError(pub String);
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// One write.
+#[derive(Debug)]
+pub enum Op {
+    /// A new room.
+    Create {
+        /// Its id.
+        id: String,
+        /// Ruleset name.
+        ruleset: String,
+        /// Start position.
+        start: String,
+        /// Seat tokens by side.
+        tokens: [String; 2],
+        /// Invitation code.
+        invite: String,
+        /// The creator's side.
+        creator: Side,
+        /// The creator's name.
+        name: String,
+        /// Time control.
+        control: Option<TimeControl>,
+        /// Unix ms.
+        created: u64,
+    },
+    /// A seat taken.
+    Claim {
+        /// Room id.
+        id: String,
+        /// The seat.
+        side: Side,
+        /// The player's name.
+        name: String,
+    },
+    /// A turn, with the end of the game if it ended the game.
+    Turn {
+        /// Room id.
+        id: String,
+        /// Ply.
+        ply: u32,
+        /// Canonical token.
+        token: String,
+        /// Clocks after the turn.
+        remaining: Option<[u64; 2]>,
+        /// Unix ms.
+        at: u64,
+        /// The end it brought, if any.
+        end: Option<Outcome>,
+    },
+    /// The end of a game outside the board (resignation, time).
+    End {
+        /// Room id.
+        id: String,
+        /// Outcome.
+        outcome: Outcome,
+        /// Clocks at the end.
+        remaining: Option<[u64; 2]>,
+        /// Unix ms.
+        at: u64,
+    },
+}
+
+type Job = (Op, tokio::sync::oneshot::Sender<Result<(), String>>);
+
+/// The store: a writer thread and a connection for reads.
+#[derive(Clone)]
+pub struct Store {
+    tx: mpsc::Sender<Job>,
+    read: Arc<Mutex<Connection>>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS rooms(
+  id TEXT PRIMARY KEY,
+  ruleset TEXT NOT NULL,
+  start TEXT NOT NULL,
+  south_token TEXT NOT NULL,
+  north_token TEXT NOT NULL,
+  invite TEXT NOT NULL,
+  south_claimed INTEGER NOT NULL,
+  north_claimed INTEGER NOT NULL,
+  south_name TEXT NOT NULL DEFAULT '',
+  north_name TEXT NOT NULL DEFAULT '',
+  initial_ms INTEGER,
+  increment_ms INTEGER,
+  created INTEGER NOT NULL,
+  finished INTEGER,
+  winner TEXT,
+  termination TEXT,
+  south_ms INTEGER,
+  north_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS rooms_finished ON rooms(finished);
+CREATE TABLE IF NOT EXISTS turns(
+  room TEXT NOT NULL,
+  ply INTEGER NOT NULL,
+  token TEXT NOT NULL,
+  south_ms INTEGER,
+  north_ms INTEGER,
+  at INTEGER NOT NULL,
+  PRIMARY KEY(room, ply)
+) WITHOUT ROWID;
+";
+
+fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let c = Connection::open(path)?;
+    c.busy_timeout(std::time::Duration::from_secs(5))?;
+    c.pragma_update(None, "journal_mode", "WAL")?;
+    // FULL: a committed turn survives not only a killed process but a power cut.
+    c.pragma_update(None, "synchronous", "FULL")?;
+    Ok(c)
+}
+
+fn side_name(s: Side) -> &'static str {
+    match s {
+        Side::South => "south",
+        Side::North => "north",
+    }
+}
+
+fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64; 2]>, at: u64) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE rooms SET finished=?2, winner=?3, termination=?4, south_ms=?5, north_ms=?6 WHERE id=?1",
+        params![
+            id,
+            at as i64,
+            o.winner.map(side_name),
+            o.termination.tag(),
+            remaining.map(|r| r[0] as i64),
+            remaining.map(|r| r[1] as i64)
+        ],
+    )?;
+    Ok(())
+}
+
+fn apply(c: &Connection, op: &Op) -> rusqlite::Result<()> {
+    match op {
+        Op::Create { id, ruleset, start, tokens, invite, creator, name, control, created } => {
+            c.execute(
+                "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
+                 north_claimed, south_name, north_name, initial_ms, increment_ms, created)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+                params![
+                    id,
+                    ruleset,
+                    start,
+                    tokens[0],
+                    tokens[1],
+                    invite,
+                    *creator == Side::South,
+                    *creator == Side::North,
+                    if *creator == Side::South { name.as_str() } else { "" },
+                    if *creator == Side::North { name.as_str() } else { "" },
+                    control.map(|c| c.initial_ms as i64),
+                    control.map(|c| c.increment_ms as i64),
+                    *created as i64
+                ],
+            )?;
+        }
+        Op::Claim { id, side, name } => {
+            let sql = match side {
+                Side::South => "UPDATE rooms SET south_claimed=1, south_name=?2 WHERE id=?1",
+                Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1",
+            };
+            c.execute(sql, params![id, name])?;
+        }
+        Op::Turn { id, ply, token, remaining, at, end } => {
+            c.execute(
+                "INSERT INTO turns(room, ply, token, south_ms, north_ms, at) VALUES (?1,?2,?3,?4,?5,?6)",
+                params![id, ply, token, remaining.map(|r| r[0] as i64), remaining.map(|r| r[1] as i64), *at as i64],
+            )?;
+            if let Some(o) = end {
+                write_outcome(c, id, o, *remaining, *at)?;
+            }
+        }
+        Op::End { id, outcome, remaining, at } => write_outcome(c, id, outcome, *remaining, *at)?,
+    }
+    Ok(())
+}
+
+/// The writer loop: take every job waiting, run them in one transaction, answer each.
+fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
+    while let Ok(first) = rx.recv() {
+        let mut jobs = vec![first];
+        while jobs.len() < 1024 {
+            match rx.try_recv() {
+                Ok(j) => jobs.push(j),
+                Err(_) => break,
+            }
+        }
+        let mut results: Vec<Result<(), String>> = Vec::with_capacity(jobs.len());
+        let begun = conn.execute_batch("BEGIN IMMEDIATE");
+        match begun {
+            Ok(()) => {
+                for (op, _) in &jobs {
+                    // Each write in its own savepoint, so one failure leaves the others whole.
+                    let r = conn
+                        .execute_batch("SAVEPOINT w")
+                        .and_then(|_| apply(&conn, op))
+                        .and_then(|_| conn.execute_batch("RELEASE w"));
+                    if r.is_err() {
+                        let _ = conn.execute_batch("ROLLBACK TO w; RELEASE w");
+                    }
+                    results.push(r.map_err(|e| e.to_string()));
+                }
+                if let Err(e) = conn.execute_batch("COMMIT") {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    results.iter_mut().for_each(|r| *r = Err(e.to_string()));
+                }
+            }
+            Err(e) => results.extend(jobs.iter().map(|_| Err(e.to_string()))),
+        }
+        for ((_, reply), r) in jobs.into_iter().zip(results) {
+            let _ = reply.send(r);
+        }
+    }
+}
+
+/// A finished game in the archive list.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ArchiveEntry {
+    /// Room id.
+    pub id: String,
+    /// Ruleset.
+    pub ruleset: String,
+    /// Player names.
+    pub south: String,
+    /// Player names.
+    pub north: String,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// Termination tag.
+    pub termination: String,
+    /// Turns played.
+    pub turns: u32,
+    /// Unix ms.
+    pub created: u64,
+    /// Unix ms.
+    pub finished: u64,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let w = connect(path)?;
+        w.execute_batch(SCHEMA)?;
+        // Checkpoints copy the WAL into the database file with an fsync; run them on their
+        // own thread so that no turn waits behind one.
+        w.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let ck = connect(path)?;
+        std::thread::Builder::new()
+            .name("online-checkpoint".into())
+            .spawn(move || loop {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+                if let Err(e) = ck.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                    tracing::warn!(error = %e, "checkpoint failed");
+                }
+            })
+            .map_err(|e| StoreError(e.to_string()))?;
+        let read = connect(path)?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("online-store".into())
+            .spawn(move || writer(w, rx))
+            .map_err(|e| StoreError(e.to_string()))?;
+        Ok(Store { tx, read: Arc::new(Mutex::new(read)), path: path.to_path_buf() })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes durably; resolves once committed.
+    pub async fn write(&self, op: Op) -> Result<(), StoreError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
+        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError)
+    }
+
+    /// Every room whose game is not finished, rebuilt from its turns (at startup).
+    pub fn load_unfinished(&self, now: u64) -> Result<Vec<Room>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let ids: Vec<String> = c
+            .prepare("SELECT id FROM rooms WHERE finished IS NULL ORDER BY created")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut rooms = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(r) = load(&c, &id, now)? {
+                rooms.push(r);
+            }
+        }
+        Ok(rooms)
+    }
+
+    /// One room by id, rebuilt from its turns (blocking).
+    pub fn load_room(&self, id: &str, now: u64) -> Result<Option<Room>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        load(&c, id, now)
+    }
+
+    /// Finished games, newest first (blocking).
+    pub fn archive(&self, limit: u32, offset: u32) -> Result<Vec<ArchiveEntry>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let mut st = c.prepare(
+            "SELECT r.id, r.ruleset, r.south_name, r.north_name, r.winner, r.termination, r.created, r.finished,
+                    (SELECT COUNT(*) FROM turns t WHERE t.room = r.id)
+             FROM rooms r WHERE r.finished IS NOT NULL ORDER BY r.finished DESC LIMIT ?1 OFFSET ?2",
+        )?;
+        let rows = st.query_map(params![limit, offset], |r| {
+            let winner: Option<String> = r.get(4)?;
+            Ok(ArchiveEntry {
+                id: r.get(0)?,
+                ruleset: r.get(1)?,
+                south: r.get(2)?,
+                north: r.get(3)?,
+                result: match winner.as_deref() {
+                    Some("south") => "1-0",
+                    Some("north") => "0-1",
+                    _ => "1/2-1/2",
+                }
+                .into(),
+                termination: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                created: r.get::<_, i64>(6)? as u64,
+                finished: r.get::<_, i64>(7)? as u64,
+                turns: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+fn bad(id: &str, what: impl std::fmt::Display) -> StoreError {
+    StoreError(format!("room {id}: {what}"))
+}
+
+fn load(c: &Connection, id: &str, now: u64) -> Result<Option<Room>, StoreError> {
+    type Row = (String, String, String, String, String, bool, bool, String, String);
+    type Row2 = (Option<i64>, Option<i64>, i64, Option<i64>, Option<String>, Option<String>, Option<i64>, Option<i64>);
+    let row: Option<(Row, Row2)> = c
+        .query_row(
+            "SELECT ruleset, start, south_token, north_token, invite, south_claimed, north_claimed, south_name,
+                    north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms
+             FROM rooms WHERE id=?1",
+            [id],
+            |r| {
+                Ok((
+                    (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?),
+                    (r.get(9)?, r.get(10)?, r.get(11)?, r.get(12)?, r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?),
+                ))
+            },
+        )
+        .optional()?;
+    let Some(((ruleset, start, st, nt, invite, sc, nc, sn, nn), (init, inc, created, finished, winner, term, fs, fnn))) =
+        row
+    else {
+        return Ok(None);
+    };
+    let _: Ruleset = ruleset.parse().map_err(|e| bad(id, e))?;
+    let start: Position = start.parse().map_err(|e| bad(id, e))?;
+    let mut game = Game::new(start);
+    let mut st_turns =
+        c.prepare_cached("SELECT ply, token, south_ms, north_ms FROM turns WHERE room=?1 ORDER BY ply")?;
+    let turns: Vec<(u32, String, Option<i64>, Option<i64>)> =
+        st_turns.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+    let control = match (init, inc) {
+        (Some(i), Some(n)) => Some(TimeControl { initial_ms: i as u64, increment_ms: n as u64 }),
+        _ => None,
+    };
+    let mut remaining = control.map(|c| [c.initial_ms, c.initial_ms]);
+    for (i, (ply, token, s, n)) in turns.into_iter().enumerate() {
+        if ply as usize != i {
+            return Err(bad(id, format!("turn {i} missing")));
+        }
+        let t: Token = token.parse().map_err(|e| bad(id, e))?;
+        game.play(&t).map_err(|e| bad(id, e))?;
+        if let (Some(r), Some(s), Some(n)) = (&mut remaining, s, n) {
+            *r = [s as u64, n as u64];
+        }
+    }
+    if finished.is_some() {
+        if let (Some(r), Some(s), Some(n)) = (&mut remaining, fs, fnn) {
+            *r = [s as u64, n as u64];
+        }
+        if !game.is_over() {
+            let termination = term
+                .as_deref()
+                .and_then(Termination::from_tag)
+                .ok_or_else(|| bad(id, "finished without a termination"))?;
+            let winner = match winner.as_deref() {
+                Some("south") => Some(Side::South),
+                Some("north") => Some(Side::North),
+                _ => None,
+            };
+            game.end(Outcome { winner, termination }).map_err(|e| bad(id, e))?;
+        }
+    }
+    let mut room = Room {
+        id: id.to_string(),
+        game,
+        seats: [Seat { token: st, claimed: sc, name: sn }, Seat { token: nt, claimed: nc, name: nn }],
+        invite,
+        clocks: control.map(|c| Clocks {
+            control: c,
+            remaining: remaining.expect("set with control"),
+            running_since: None,
+        }),
+        created: created as u64,
+    };
+    // Time while the server was down is not charged to anyone.
+    room.start_clock(now);
+    Ok(Some(room))
+}

@@ -1,0 +1,519 @@
+//! The HTML pages: catalogue, rules and board. Pages are assembled on the server from the
+//! translated content in `assets/content/`; the board itself is drawn by `board.js`.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use axum::extract::{Path, Query};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use matombo_core::{GameKind, Position, Ruleset};
+use serde_json::Value;
+
+use crate::api::{games, Rows, RulesetInfo};
+use crate::assets::Assets;
+
+/// The languages of the site, with their names in themselves.
+pub const LANGUAGES: [(&str, &str); 4] = [("en", "English"), ("fi", "Suomi"), ("da", "Dansk"), ("bn", "বাংলা")];
+
+fn load_json(path: &str) -> Value {
+    let file = Assets::get(path).unwrap_or_else(|| panic!("embedded {path} is missing"));
+    serde_json::from_slice(&file.data).unwrap_or_else(|e| panic!("embedded {path} is not valid JSON: {e}"))
+}
+
+fn ui() -> &'static Value {
+    static UI: OnceLock<Value> = OnceLock::new();
+    UI.get_or_init(|| load_json("content/ui.json"))
+}
+
+fn catalogue() -> &'static Value {
+    static CAT: OnceLock<Value> = OnceLock::new();
+    CAT.get_or_init(|| load_json("content/catalogue.json"))
+}
+
+/// A word of the page in `lang`, falling back to English.
+pub fn word(lang: &str, key: &str) -> String {
+    ui()[lang][key].as_str().or_else(|| ui()["en"][key].as_str()).unwrap_or(key).to_string()
+}
+
+fn cat(lang: &str, game: &str, key: &str) -> String {
+    catalogue()[lang][game][key].as_str().or_else(|| catalogue()["en"][game][key].as_str()).unwrap_or(key).to_string()
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn fill(template: &str, key: &str, value: &str) -> String {
+    template.replace(&format!("{{{key}}}"), value)
+}
+
+/// The query of a page: language, and the variant where it matters.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct PageQuery {
+    lang: Option<String>,
+    game: Option<String>,
+    size: Option<String>,
+    heads: Option<String>,
+    bonus: Option<String>,
+    ruleset: Option<String>,
+    position: Option<String>,
+}
+
+/// Picks the language: `?lang=`, then the `lang` cookie, then Accept-Language, then English.
+fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, bool) {
+    let known = |s: &str| LANGUAGES.iter().map(|(c, _)| *c).find(|c| *c == s.trim());
+    if let Some(l) = q.lang.as_deref().and_then(known) {
+        return (l, true);
+    }
+    let cookie = headers.get(header::COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    for part in cookie.split(';') {
+        if let Some(l) = part.trim().strip_prefix("lang=").and_then(known) {
+            return (l, false);
+        }
+    }
+    let accept = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    for part in accept.split(',') {
+        let tag = part.split(';').next().unwrap_or("").trim();
+        if let Some(l) = known(tag.split('-').next().unwrap_or("")) {
+            return (l, false);
+        }
+    }
+    ("en", false)
+}
+
+fn page(
+    lang: &str,
+    set_cookie: bool,
+    title: &str,
+    body_class: &str,
+    here: &str,
+    main: &str,
+    scripts: &str,
+) -> Response {
+    let mut switch = String::new();
+    for (code, name) in LANGUAGES {
+        let current = if code == lang { " aria-current=\"true\"" } else { "" };
+        let href = esc(&with_lang(here, code));
+        switch.push_str(&format!("<a href=\"{href}\" hreflang=\"{code}\" lang=\"{code}\"{current}>{name}</a>"));
+    }
+    let ui_json = serde_json::to_string(&ui()[lang]).expect("ui words serialize").replace("</", "<\\/");
+    let html = format!(
+        r#"<!doctype html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="icon" href="/static/img/icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/css/site.css">
+</head>
+<body class="{body_class}">
+<header class="site">
+<a class="brand" href="/?lang={lang}"><img src="/static/img/icon.svg" alt="" width="28" height="28"> matombo</a>
+<nav class="games" aria-label="matombo"><a href="/rules/tsoro?lang={lang}">Tsoro</a><a href="/rules/nsolo?lang={lang}">Nsolo</a></nav>
+<nav class="langs" aria-label="{language}">{switch}</nav>
+</header>
+<main id="main">
+{main}
+</main>
+<script type="application/json" id="ui-words">{ui_json}</script>
+{scripts}
+</body>
+</html>
+"#,
+        title = esc(title),
+        language = esc(&word(lang, "language")),
+    );
+    let mut resp = Html(html).into_response();
+    if set_cookie {
+        let cookie = format!("lang={lang}; Path=/; Max-Age=31536000; SameSite=Lax");
+        resp.headers_mut().insert(header::SET_COOKIE, cookie.parse().expect("valid cookie"));
+    }
+    resp
+}
+
+/// `here` with its `lang` query parameter set to `lang`.
+fn with_lang(here: &str, lang: &str) -> String {
+    let (path, query) = here.split_once('?').unwrap_or((here, ""));
+    let mut parts: Vec<String> =
+        query.split('&').filter(|p| !p.is_empty() && !p.starts_with("lang=")).map(str::to_string).collect();
+    parts.push(format!("lang={lang}"));
+    format!("{path}?{}", parts.join("&"))
+}
+
+fn error_page(lang: &str, status: StatusCode, message: &str) -> Response {
+    let main = format!(
+        "<section class=\"error\"><h1>{}</h1><p>{}</p><p><a href=\"/?lang={lang}\">matombo</a></p></section>",
+        status.as_u16(),
+        esc(message)
+    );
+    let mut r = page(lang, false, "matombo", "error", "/", &main, "");
+    *r.status_mut() = status;
+    r
+}
+
+fn number(s: &Option<String>, what: &str) -> Result<Option<u8>, String> {
+    match s.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) => t.parse::<u8>().map(Some).map_err(|_| format!("{what} {t:?} is not a number")),
+    }
+}
+
+/// The ruleset a page query asks for (`ruleset=`, or `game=`, `size=`, `heads=`, `bonus=`).
+fn ruleset_of(q: &PageQuery, default_game: Option<GameKind>) -> Result<Ruleset, String> {
+    if let Some(r) = &q.ruleset {
+        return r.parse::<Ruleset>().map_err(|e| format!("bad ruleset {r:?}: {e}"));
+    }
+    let kind = match q.game.as_deref() {
+        Some("tsoro") => GameKind::Tsoro,
+        Some("nsolo") => GameKind::Nsolo,
+        Some(g) => return Err(format!("unknown game {g:?} (expected tsoro or nsolo)")),
+        None => default_game.unwrap_or(GameKind::Tsoro),
+    };
+    let size = number(&q.size, "board size")?.unwrap_or(kind.default_size());
+    match kind {
+        GameKind::Tsoro => {
+            Ruleset::tsoro(size, number(&q.heads, "heads")?.unwrap_or(2), number(&q.bonus, "bonus")?.unwrap_or(2))
+        }
+        GameKind::Nsolo => Ruleset::nsolo(size),
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn options(values: &[u8], selected: u8) -> String {
+    values
+        .iter()
+        .map(|v| format!("<option value=\"{v}\"{}>{v}</option>", if *v == selected { " selected" } else { "" }))
+        .collect()
+}
+
+/// The variant form of a game: size (traditional first), heads and bonus for Tsoro.
+fn variant_form(lang: &str, kind: GameKind, ruleset: Option<Ruleset>, action: &str, submit: &str) -> String {
+    let info = games().into_iter().find(|g| g.game == kind.name()).expect("both games listed");
+    let game = kind.name();
+    let size = ruleset.map_or(info.default_size, |r| r.size() as u8);
+    let trad: String = info.sizes[..info.traditional]
+        .iter()
+        .map(|n| {
+            let sel = if *n == size { " selected" } else { "" };
+            format!("<option value=\"{n}\"{sel}>4 × {n}</option>")
+        })
+        .collect();
+    let rest: String = info.sizes[info.traditional..]
+        .iter()
+        .map(|n| {
+            let sel = if *n == size { " selected" } else { "" };
+            format!("<option value=\"{n}\"{sel}>4 × {n}</option>")
+        })
+        .collect();
+    let mut fields = format!(
+        "<label>{board_size} <select name=\"size\" id=\"{game}-size\"><optgroup label=\"{traditional}\">{trad}</optgroup><optgroup label=\"{other}\">{rest}</optgroup></select></label>",
+        board_size = esc(&word(lang, "board_size")),
+        traditional = esc(&word(lang, "traditional")),
+        other = esc(&word(lang, "other_sizes")),
+    );
+    if kind == GameKind::Tsoro {
+        let heads = ruleset.map_or(2, |r| r.heads());
+        let bonus = ruleset.map_or(2, |r| r.bonus());
+        fields.push_str(&format!(
+            "<label>{} <select name=\"heads\" id=\"{game}-heads\">{}</select></label><label>{} <select name=\"bonus\" id=\"{game}-bonus\">{}</select></label>",
+            esc(&word(lang, "heads")),
+            options(&info.heads, heads),
+            esc(&word(lang, "bonus_holes")),
+            options(&info.bonus, bonus),
+        ));
+    }
+    format!(
+        "<form class=\"variant\" method=\"get\" action=\"{action}\"><input type=\"hidden\" name=\"game\" value=\"{game}\"><input type=\"hidden\" name=\"lang\" value=\"{lang}\">{fields}<button type=\"submit\" class=\"{class}\" id=\"{game}-submit\">{}</button></form>",
+        esc(submit),
+        // On the rules page the form only redraws the diagram; "Play this game" is the main button.
+        class = if action == "/play" { "primary" } else { "secondary" },
+    )
+}
+
+/// `GET /`: the catalogue.
+pub async fn catalogue_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
+    let mut cards = String::new();
+    for kind in [GameKind::Tsoro, GameKind::Nsolo] {
+        let game = kind.name();
+        cards.push_str(&format!(
+            r#"<article class="card" id="card-{game}" aria-labelledby="title-{game}">
+<div class="card-art" aria-hidden="true" data-game="{game}"></div>
+<h2 id="title-{game}">{name}</h2>
+<p class="blurb">{blurb}</p>
+<dl class="facts"><dt>{type_l}</dt><dd>{type_v}</dd><dt>{board_l}</dt><dd>{board_v}</dd><dt>{origin_l}</dt><dd>{origin_v}</dd></dl>
+{form}
+<p class="more"><a href="/rules/{game}?lang={lang}" id="rules-{game}">{rules}</a></p>
+</article>
+"#,
+            name = esc(&cat(lang, game, "name")),
+            blurb = esc(&cat(lang, game, "blurb")),
+            type_l = esc(&word(lang, "type")),
+            type_v = esc(&cat(lang, game, "type")),
+            board_l = esc(&word(lang, "board")),
+            board_v = esc(&cat(lang, game, "board")),
+            origin_l = esc(&word(lang, "origin")),
+            origin_v = esc(&cat(lang, game, "origin")),
+            form = variant_form(lang, kind, None, "/play", &word(lang, "play_this_game")),
+            rules = esc(&word(lang, "rules")),
+        ));
+    }
+    let main = format!(
+        "<h1 class=\"catalogue-title\">{}</h1>\n<div class=\"cards\">{cards}</div>",
+        esc(&word(lang, "catalogue_title"))
+    );
+    let scripts = "<script type=\"module\" src=\"/static/js/catalogue.js\"></script>";
+    page(lang, set, "matombo", "catalogue", "/", &main, scripts)
+}
+
+/// The start diagram of a ruleset, from the engine's own start position.
+fn diagram(lang: &str, ruleset: Ruleset) -> String {
+    let start = Position::start(ruleset);
+    let n = ruleset.size();
+    let rows = serde_json::to_string(&Rows::of(&start)).expect("rows serialize");
+    let info = serde_json::to_string(&RulesetInfo::of(ruleset)).expect("info serializes");
+    let caption = fill(
+        &fill(&fill(&word(lang, "start_diagram"), "n", &n.to_string()), "holes", &(4 * n).to_string()),
+        "stones",
+        &start.total_stones().to_string(),
+    );
+    format!(
+        "<figure class=\"start-diagram\" data-game=\"{}\" data-ruleset=\"{}\" data-position=\"{}\" data-rows=\"{}\" data-info=\"{}\" data-holes=\"{}\" data-stones=\"{}\"><div class=\"board-scroll\"><div class=\"board-host\"></div></div><figcaption>{} <code>{}</code></figcaption></figure>",
+        ruleset.kind().name(),
+        esc(&ruleset.to_string()),
+        esc(&start.to_string()),
+        esc(&rows),
+        esc(&info),
+        4 * n,
+        start.total_stones(),
+        esc(&caption),
+        esc(&start.to_string()),
+    )
+}
+
+/// `GET /rules/{game}`: the rules in the chosen language, with the start diagram for the
+/// chosen size.
+pub async fn rules_page(Path(game): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
+    let kind = match game.as_str() {
+        "tsoro" => GameKind::Tsoro,
+        "nsolo" => GameKind::Nsolo,
+        _ => return error_page(lang, StatusCode::NOT_FOUND, &format!("no rules for {game:?}: try tsoro or nsolo")),
+    };
+    let q = PageQuery { game: Some(game.clone()), ..q };
+    let ruleset = match ruleset_of(&q, Some(kind)) {
+        Ok(r) if r.kind() == kind => r,
+        Ok(r) => return error_page(lang, StatusCode::BAD_REQUEST, &format!("{r} is not a {game} ruleset")),
+        Err(e) => return error_page(lang, StatusCode::BAD_REQUEST, &e),
+    };
+    let Some(fragment) = Assets::get(&format!("content/rules/{lang}/{game}.html")) else {
+        return error_page(lang, StatusCode::NOT_FOUND, "missing rules text");
+    };
+    let fragment = String::from_utf8_lossy(&fragment.data).into_owned();
+    let placeholder = format!("<div class=\"start-diagram\" data-game=\"{game}\"></div>");
+    let body = fragment.replace(&placeholder, &diagram(lang, ruleset));
+    let sections = &catalogue()[lang]["sections"];
+    let mut toc = String::new();
+    for id in ["overview", "board", "play", "capture", "end", "variants", "notation", "sources"] {
+        if body.contains(&format!("<section id=\"{id}\"")) {
+            let name = sections[id].as_str().unwrap_or(id);
+            toc.push_str(&format!("<li><a href=\"#{id}\">{}</a></li>", esc(name)));
+        }
+    }
+    let name = cat(lang, &game, "name");
+    let mut here = format!("/rules/{game}?size={}", ruleset.size());
+    if kind == GameKind::Tsoro {
+        here.push_str(&format!("&heads={}&bonus={}", ruleset.heads(), ruleset.bonus()));
+    }
+    let main = format!(
+        r#"<article class="rules" data-game="{game}">
+<h1>{title}</h1>
+<p class="facts-line">{type_v} · {origin_v}</p>
+<div class="rules-variant">
+{form}
+<a class="button primary" id="play-link" href="/play?ruleset={rs}&amp;lang={lang}">{play}</a>
+</div>
+<nav class="toc" aria-label="{rules}"><ol>{toc}</ol></nav>
+{body}
+</article>"#,
+        title = esc(&format!("{name} – {}", word(lang, "rules"))),
+        type_v = esc(&cat(lang, &game, "type")),
+        origin_v = esc(&cat(lang, &game, "origin")),
+        form = variant_form(lang, kind, Some(ruleset), &format!("/rules/{game}"), &word(lang, "show_diagram")),
+        rs = esc(&url_encode(&ruleset.to_string())),
+        play = esc(&word(lang, "play_this_game")),
+        rules = esc(&word(lang, "rules")),
+    );
+    let scripts = "<script type=\"module\" src=\"/static/js/rules.js\"></script>";
+    page(lang, set, &format!("{name} – matombo"), "rules-page", &here, &main, scripts)
+}
+
+/// Percent-encodes a query value.
+pub fn url_encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// `GET /play`: the board page for a ruleset (`ruleset=` or `game=&size=…`) or a position.
+pub async fn play_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
+    let start = match &q.position {
+        Some(p) => match p.parse::<Position>() {
+            Ok(p) => p,
+            Err(e) => return error_page(lang, StatusCode::BAD_REQUEST, &format!("bad position {p:?}: {e}")),
+        },
+        None => match ruleset_of(&q, None) {
+            Ok(r) => Position::start(r),
+            Err(e) => return error_page(lang, StatusCode::BAD_REQUEST, &e),
+        },
+    };
+    let ruleset = start.ruleset();
+    let game = ruleset.kind().name();
+    let name = cat(lang, game, "name");
+    let w = |k: &str| esc(&word(lang, k));
+    let levels: String = matombo_ai::Level::ALL
+        .iter()
+        .map(|l| {
+            let sel = if *l == matombo_ai::Level::Easy { " selected" } else { "" };
+            format!("<option value=\"{l}\"{sel}>{}</option>", w(&format!("level_{l}")))
+        })
+        .collect();
+    let here = format!("/play?position={}", url_encode(&start.to_string()));
+    let main = format!(
+        r#"<div class="play" id="play" data-start="{start}" data-game="{game}">
+<div class="board-column">
+<div class="status-bar">
+<h1 class="play-title">{name} <span class="ruleset">{ruleset}</span></h1>
+<a class="rules-link" href="/rules/{game}?size={n}&amp;lang={lang}">{rules}</a>
+<p id="status" class="status" role="status" aria-live="polite"></p>
+<span id="thinking" class="thinking" hidden><span class="spinner" aria-hidden="true"></span>{thinking}</span>
+</div>
+<div id="banner" class="banner" role="alert" hidden></div>
+<div class="board-scroll" id="board-scroll"><div class="board-host" id="board"></div></div>
+<div class="decision-bar" id="decision-bar">
+<span id="prompt" class="prompt"></span>
+<button type="button" id="btn-continue" hidden>{continue_}</button>
+<button type="button" id="btn-stop" hidden>{stop}</button>
+<button type="button" id="btn-done" hidden>{done}</button>
+</div>
+<div class="anim-bar">
+<label>{speed} <input type="range" id="speed" min="0" max="4" step="1" value="2"></label>
+<button type="button" id="btn-skip" disabled>{skip}</button>
+<label class="check"><input type="checkbox" id="labels"> {labels}</label>
+</div>
+</div>
+<aside class="side-panel">
+<section class="panel settings" aria-labelledby="settings-title">
+<h2 id="settings-title">{new_game}</h2>
+<fieldset><legend class="sr-only">{mode}</legend>
+<label class="check"><input type="radio" name="mode" value="ai" checked> {vs_ai}</label>
+<label class="check"><input type="radio" name="mode" value="two"> {two_players}</label>
+</fieldset>
+<div class="ai-options">
+<label>{you_play} <select id="human-side"><option value="S">{south}</option><option value="N">{north}</option></select></label>
+<label>{level} <select id="level">{levels}</select></label>
+</div>
+<button type="button" id="btn-new" class="primary">{new_game}</button>
+</section>
+<section class="panel actions">
+<div class="button-row">
+<button type="button" id="btn-undo" aria-keyshortcuts="Control+Z">{undo}</button>
+<button type="button" id="btn-redo" aria-keyshortcuts="Control+Y">{redo}</button>
+<button type="button" id="btn-hint">{hint}</button>
+<button type="button" id="btn-resign">{resign}</button>
+</div>
+<p id="hint" class="hint" aria-live="polite"></p>
+</section>
+<section class="panel moves-panel" aria-labelledby="moves-title">
+<h2 id="moves-title">{moves}</h2>
+<ol id="moves" class="moves"></ol>
+</section>
+<section class="panel tools">
+<div class="button-row">
+<button type="button" id="btn-download">{download}</button>
+<label class="button" for="record-file">{load}</label>
+<input type="file" id="record-file" accept=".txt,.pgn,text/plain" class="sr-only">
+<button type="button" id="btn-copy">{copy_position}</button>
+<button type="button" id="btn-editor">{editor}</button>
+</div>
+<p class="position-line"><code id="position-text"></code></p>
+<p id="tool-message" class="tool-message" aria-live="polite"></p>
+</section>
+</aside>
+</div>
+<dialog id="editor" aria-labelledby="editor-title">
+<form method="dialog" id="editor-form">
+<h2 id="editor-title">{editor}</h2>
+<label class="block">{paste_position}<textarea id="editor-text" rows="2" spellcheck="false"></textarea></label>
+<div class="board-scroll"><div id="editor-grid" class="editor-grid"></div></div>
+<label>{side_to_move} <select id="editor-side"><option value="S">{south}</option><option value="N">{north}</option></select></label>
+<p id="editor-totals" class="totals" aria-live="polite"></p>
+<p id="editor-error" class="error-text" aria-live="assertive"></p>
+<div class="button-row"><button type="button" id="editor-apply" class="primary">{apply}</button><button type="button" id="editor-cancel">{cancel}</button></div>
+</form>
+</dialog>"#,
+        start = esc(&start.to_string()),
+        name = esc(&name),
+        n = ruleset.size(),
+        rules = w("rules"),
+        ruleset = esc(&ruleset.to_string()),
+        thinking = w("thinking"),
+        continue_ = w("continue"),
+        stop = w("stop"),
+        done = w("done"),
+        speed = w("speed"),
+        skip = w("skip"),
+        labels = w("labels"),
+        new_game = w("new_game"),
+        mode = w("mode"),
+        vs_ai = w("vs_ai"),
+        two_players = w("two_players"),
+        you_play = w("you_play"),
+        south = w("south"),
+        north = w("north"),
+        level = w("level"),
+        undo = w("undo"),
+        redo = w("redo"),
+        hint = w("hint"),
+        resign = w("resign"),
+        moves = w("moves"),
+        download = w("download_record"),
+        load = w("load_record"),
+        copy_position = w("copy_position"),
+        editor = w("position_editor"),
+        paste_position = w("paste_position"),
+        side_to_move = w("side_to_move"),
+        apply = w("apply"),
+        cancel = w("cancel"),
+    );
+    let scripts = "<script type=\"module\" src=\"/static/js/play.js\"></script>";
+    page(lang, set, &format!("{name} {ruleset} – matombo"), "play-page", &here, &main, scripts)
+}
+
+/// The language list and words, for other pages (the online page) that want them.
+pub fn words(lang: &str) -> BTreeMap<String, String> {
+    ui()[lang]
+        .as_object()
+        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+        .unwrap_or_default()
+}

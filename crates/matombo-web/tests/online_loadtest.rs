@@ -1,0 +1,41 @@
+//! The load-test client at a small size: rooms open, both clients play legal turns, the
+//! opponent receives them, and nothing goes wrong. (Speed is measured by `matombo
+//! loadtest`, not asserted here.)
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use matombo_web::online::loadtest::{run, Config, Live};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_load_test_plays_without_errors() {
+    let config = Config {
+        url: None,
+        rooms: 8,
+        duration: Duration::from_secs(2),
+        ramp: Duration::from_millis(500),
+        ruleset: "nsolo:8".parse().unwrap(),
+        think: Duration::from_millis(200),
+        seed: 5,
+    };
+    let report = run(config, Arc::new(Live::default())).await.unwrap();
+    assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
+    assert_eq!(report.clients, 16);
+    assert!(report.turns > 0, "turns were delivered");
+    assert!(report.p50_ms <= report.p99_ms && report.p99_ms <= report.max_ms);
+}
+
+#[tokio::test]
+async fn only_loopback_servers_are_tested() {
+    let config = Config {
+        url: Some("http://192.0.2.1:8080".into()),
+        rooms: 1,
+        duration: Duration::from_secs(1),
+        ramp: Duration::ZERO,
+        ruleset: "tsoro:8".parse().unwrap(),
+        think: Duration::from_millis(100),
+        seed: 1,
+    };
+    let err = run(config, Arc::new(Live::default())).await.unwrap_err();
+    assert!(err.contains("loopback"), "{err}");
+}

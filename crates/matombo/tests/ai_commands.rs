@@ -1,0 +1,93 @@
+//! `matombo analyse` and `matombo match` end to end.
+
+use std::process::Command;
+
+use matombo_core::{Position, Record, Token};
+
+fn matombo(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn analyse_json_gives_a_legal_line() {
+    let pos = "nsolo:8 2*8/0,2*7/2*7,0/2*8 S";
+    let (ok, out, err) = matombo(&["analyse", pos, "--depth", "3", "--multipv", "2", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lines = v["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 2);
+    let p: Position = pos.parse().unwrap();
+    for l in lines {
+        assert_eq!(l["depth"], 3);
+        let mut q = p.clone();
+        for t in l["pv"].as_array().unwrap() {
+            q = q.play(&t.as_str().unwrap().parse::<Token>().unwrap()).unwrap();
+        }
+        assert!(l["nodes"].as_u64().unwrap() > 0);
+    }
+    assert_ne!(lines[0]["best"], lines[1]["best"]);
+}
+
+#[test]
+fn analyse_rejects_bad_input() {
+    let (ok, _, err) = matombo(&["analyse", "tsoro:99"]);
+    assert!(!ok && err.contains("position"), "{err}");
+    let (ok, _, err) = matombo(&["analyse", "tsoro:8", "--depth", "0"]);
+    assert!(!ok && err.contains("depth"), "{err}");
+}
+
+#[test]
+fn match_reports_and_records_every_game() {
+    let dir = std::env::temp_dir().join(format!("matombo-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("games.pgn");
+    let (ok, out, err) = matombo(&[
+        "match",
+        "depth=2",
+        "random",
+        "--ruleset",
+        "tsoro:8",
+        "--games",
+        "6",
+        "--threads",
+        "2",
+        "--max-turns",
+        "60",
+        "--sprt",
+        "0,100",
+        "--json",
+        "--records",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let total: u64 = ["wins", "losses", "draws", "unfinished"].iter().map(|k| v[k].as_u64().unwrap()).sum();
+    assert_eq!(total, 6);
+    assert!(v["stats"]["score"].as_f64().is_some());
+    assert!(["H0", "H1", "continue"].contains(&v["sprt"]["verdict"].as_str().unwrap()));
+    // Every game is a record that replays legally, with colours swapped in each pair.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let records: Vec<Record> =
+        text.split("\n\n\n").filter(|s| !s.trim().is_empty()).map(|s| s.parse().unwrap()).collect();
+    assert_eq!(records.len(), 6);
+    for pair in records.chunks(2) {
+        assert_eq!(pair[0].tag("South"), pair[1].tag("North"));
+        assert_eq!(pair[0].game.start(), pair[1].game.start());
+    }
+    let wins_recorded = records
+        .iter()
+        .filter(|r| {
+            let first_south = r.tag("South") == Some("depth=2");
+            (first_south && r.result() == "1-0") || (!first_south && r.result() == "0-1")
+        })
+        .count();
+    assert_eq!(wins_recorded as u64, v["wins"].as_u64().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn match_rejects_bad_specs() {
+    let (ok, _, err) = matombo(&["match", "wizard", "random"]);
+    assert!(!ok && err.contains("engine spec"), "{err}");
+}
