@@ -72,10 +72,10 @@ else
 fi
 
 if [ "${SKIP_E2E:-0}" != 1 ]; then
-  if [ -x e2e/run.sh ]; then
+  if [ -f e2e/run.sh ]; then
     # The debug binary that `cargo test` built is enough for the browser tests and saves
     # a release build.
-    step "browser end-to-end" env MATOMBO_BIN="${CARGO_TARGET_DIR:-target}/debug/matombo" e2e/run.sh
+    step "browser end-to-end" env MATOMBO_BIN="${CARGO_TARGET_DIR:-target}/debug/matombo" bash e2e/run.sh
   fi
 fi
 

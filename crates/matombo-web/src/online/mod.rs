@@ -3,11 +3,11 @@
 //! - [`room`]: the pure core (seats, secret tokens, ply numbers, clocks, validation).
 //! - [`protocol`]: the WebSocket message format and its strict parser.
 //! - [`store`]: SQLite storage; every turn is committed before anyone hears of it.
-//! - [`server`]: the HTTP API, the WebSocket endpoint and the pages.
+//! - `server`: the HTTP API, the WebSocket endpoint and the pages.
 //! - [`loadtest`]: the client side of `matombo loadtest`.
 //!
 //! Routes: pages `/online/` (new game), `/online/game/{id}` (play or watch),
-//! `/online/archive`; API under `/api/online/` (see [`server`]).
+//! `/online/archive`; API under `/api/online/` (see the `server` module).
 
 pub mod loadtest;
 pub mod protocol;
