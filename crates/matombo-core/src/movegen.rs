@@ -250,18 +250,18 @@ impl Position {
         let mut seen = Vec::new();
         for &t in &cands[..k] {
             let mut child = self.clone();
-            let end = child.sow_own(t);
+            let end = child.sow_own(t, |_, _, _| {});
             self.children_after(end, child, &mut seen, f);
         }
     }
 
     /// Sows on this position's own board for the side to move.
-    fn sow_own(&mut self, from: usize) -> SowEnd {
+    pub(crate) fn sow_own(&mut self, from: usize, on_lap: impl FnMut(usize, u16, usize)) -> SowEnd {
         let n = self.ruleset.size();
         let heads_from = self.heads_from();
         let s = self.side.index();
         let Position { counts, hash, .. } = self;
-        Sower { track: &mut counts[s], len: 2 * n, side: s, heads_from, n, hash }.sow(from, |_, _, _| {})
+        Sower { track: &mut counts[s], len: 2 * n, side: s, heads_from, n, hash }.sow(from, on_lap)
     }
 
     fn children_after(
@@ -286,7 +286,7 @@ impl Position {
                     seen.iter().any(|x| x.0 == t && x.1 == child.hash && x.2[..len] == child.counts[s][..len]);
                 if !repeated {
                     let mut cont = child.clone();
-                    let e = cont.sow_own(t);
+                    let e = cont.sow_own(t, |_, _, _| {});
                     if e != SowEnd::Endless {
                         seen.push((t, child.hash, child.counts[s]));
                         self.children_after(e, cont, seen, f);

@@ -81,6 +81,26 @@ impl Record {
     }
 }
 
+/// The civil date (year, month, day; proleptic Gregorian, UTC) of a day counted from
+/// 1970-01-01, after Howard Hinnant's `civil_from_days`. Pure: callers bring the clock.
+pub fn civil_date(unix_days: i64) -> (i64, u32, u32) {
+    let z = unix_days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A record's `Date` tag value, `YYYY.MM.DD` (UTC), for a Unix time in seconds.
+pub fn date_tag(unix_secs: i64) -> String {
+    let (y, m, d) = civil_date(unix_secs.div_euclid(86_400));
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
 fn quote(v: &str) -> String {
     let mut s = String::with_capacity(v.len() + 2);
     s.push('"');
@@ -335,5 +355,20 @@ impl core::str::FromStr for Record {
             .filter(|(k, _)| !(DERIVED.contains(&k.as_str()) || (over && k == "Termination")))
             .collect();
         Ok(Record { tags, game })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{civil_date, date_tag};
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(19_782), (2024, 2, 29)); // a leap day
+        assert_eq!(civil_date(20_786), (2026, 11, 29));
+        assert_eq!(civil_date(-1), (1969, 12, 31));
+        assert_eq!(date_tag(0), "1970.01.01");
+        assert_eq!(date_tag(1_700_000_000), "2023.11.14");
     }
 }

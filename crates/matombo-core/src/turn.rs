@@ -462,11 +462,8 @@ impl Turn {
     /// Sows on the turn's own board. The caller has made sure the sowing ends, or keeps a
     /// copy to restore.
     pub(crate) fn sow_in_place(&mut self, from: usize, on_lap: impl FnMut(usize, u16, usize)) -> SowEnd {
-        let n = self.n();
-        let heads_from = self.pos.heads_from();
-        let s = self.mover.index();
-        let Position { counts, hash, .. } = &mut self.pos;
-        Sower { track: &mut counts[s], len: 2 * n, side: s, heads_from, n, hash }.sow(from, on_lap)
+        // During a turn the board's side to move is the mover.
+        self.pos.sow_own(from, on_lap)
     }
 
     pub(crate) fn commit(&mut self, track: [u16; MAX_TRACK], hash: u64) {

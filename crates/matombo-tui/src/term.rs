@@ -129,46 +129,19 @@ fn save(app: &App, path: &PathBuf) -> io::Result<()> {
     std::fs::write(path, app.record(&date()).to_string())
 }
 
-/// Days since 1970-01-01 to a civil (year, month, day), after Howard Hinnant's algorithm.
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 fn now_secs() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
 /// Today's date (UTC) as a record writes it: `2026.11.29`.
 fn date() -> String {
-    let (y, m, d) = civil(now_secs().div_euclid(86_400));
-    format!("{y:04}.{m:02}.{d:02}")
+    matombo_core::date_tag(now_secs())
 }
 
 /// A file-name stamp (UTC): `20261129-193354`.
 fn stamp() -> String {
     let s = now_secs();
-    let (y, m, d) = civil(s.div_euclid(86_400));
+    let (y, m, d) = matombo_core::civil_date(s.div_euclid(86_400));
     let t = s.rem_euclid(86_400);
     format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", t / 3600, t / 60 % 60, t % 60)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil(0), (1970, 1, 1));
-        assert_eq!(civil(19_782), (2024, 2, 29)); // a leap day
-        assert_eq!(civil(20_786), (2026, 11, 29));
-        assert_eq!(civil(-1), (1969, 12, 31));
-    }
 }

@@ -445,17 +445,7 @@ async fn get_record(State(s): State<OnlineState>, Path(id): Path<String>) -> Res
 
 /// `YYYY.MM.DD` of a Unix time in ms (UTC), for the record's Date tag.
 fn date(ms: u64) -> String {
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = (ms / 86_400_000) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
+    matombo_core::date_tag((ms / 1000) as i64)
 }
 
 #[derive(Deserialize)]
