@@ -1,5 +1,7 @@
-//! Children of a position for the search: whole turns built decision by decision, with
-//! the bonus handled by a small set of policies instead of every possible pick set.
+//! Children of a position for the search: whole turns, with the bonus handled by a small
+//! set of policies instead of every possible pick set. Inside the tree the core sows each
+//! turn once ([`Position::for_each_sown`]); at the root, where tokens are needed, the same
+//! children come from the checked decision-by-decision interface, in the same order.
 //!
 //! Why: an Nsolo capture of k stones on 4x36 has more bonus multisets than can be
 //! listed, and a Tsoro bonus of K = 2 on 4x21 already multiplies each capture by ~900.
@@ -28,17 +30,67 @@ pub(crate) fn canonical_track(i: usize, n: usize) -> usize {
     }
 }
 
-/// Lists the children of `pos` into `out` (cleared first), in a fixed order.
+/// Lists the children of `pos` into `out` (cleared first), in a fixed order: the same
+/// with or without tokens, so that an index found by the search names the same child
+/// at the root, where tokens are needed.
 pub(crate) fn children(pos: &Position, want_tokens: bool, out: &mut Vec<Child>) {
-    out.clear();
-    let turn = pos.begin_turn();
-    expand(turn, want_tokens, out);
+    children_with(pos, want_tokens, out, &mut Bonuses::default());
 }
 
-fn expand(turn: Turn, want_tokens: bool, out: &mut Vec<Child>) {
+/// [`children`] with scratch space kept by the caller (the search's inner loop).
+pub(crate) fn children_with(pos: &Position, want_tokens: bool, out: &mut Vec<Child>, scratch: &mut Bonuses) {
+    out.clear();
+    if want_tokens {
+        expand(pos.begin_turn(), out, scratch);
+    } else {
+        sown_children(pos, out, scratch);
+    }
+}
+
+/// The search's inner loop: each turn is sown once by the core, and only the bonus is
+/// chosen here.
+fn sown_children(pos: &Position, out: &mut Vec<Child>, scratch: &mut Bonuses) {
+    for_each_child(pos, scratch, &mut |child, captured| {
+        out.push(Child { pos: child.clone(), captured, token: None });
+    });
+}
+
+/// Calls `f` with every child of `pos` and the stones its turn captures, in the order of
+/// [`children`], without storing them: the search's last ply evaluates them on the fly.
+pub(crate) fn for_each_child(pos: &Position, scratch: &mut Bonuses, f: &mut impl FnMut(&Position, u32)) {
+    let n = pos.ruleset().size();
+    let kind = pos.ruleset().kind();
+    let opp = pos.side_to_move().opponent();
+    let Bonuses { takes, seen, .. } = scratch;
+    let (mut takes, mut seen) = (std::mem::take(takes), std::mem::take(seen));
+    pos.for_each_sown(&mut |s| {
+        if s.bonus() == 0 {
+            return f(s.position(), s.captured());
+        }
+        seen.clear();
+        scratch.fill(s.position().track(opp), n, kind, s.bonus());
+        for c in 0..scratch.len() {
+            let cand = scratch.get(c);
+            takes.clear();
+            takes.extend(cand.iter().map(|&(i, k)| (Hole::from_track(opp, canonical_track(i, n), n), k)));
+            let child = s.with_bonus(&takes).expect("the policies take legal bonuses");
+            // Different policies can reach the same position: keep it once.
+            if seen.contains(&child.hash()) {
+                continue;
+            }
+            seen.push(child.hash());
+            let taken: u32 = cand.iter().map(|&(_, k)| k as u32).sum();
+            f(&child, s.captured() + taken);
+        }
+    });
+    (scratch.takes, scratch.seen) = (takes, seen);
+}
+
+/// The same children through the checked choice-by-choice interface, with tokens.
+fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Bonuses) {
     match turn.phase() {
         Phase::Complete => {
-            let token = if want_tokens { turn.token() } else { None };
+            let token = turn.token();
             let captured = turn.captured();
             out.push(Child { pos: turn.into_position().expect("complete"), captured, token });
         }
@@ -49,25 +101,35 @@ fn expand(turn: Turn, want_tokens: bool, out: &mut Vec<Child>) {
             for (i, d) in ds.into_iter().enumerate() {
                 let mut t = if i == last { turn.take().expect("kept for the last") } else { turn.clone().unwrap() };
                 t.apply(d).expect("listed decisions are legal");
-                expand(t, want_tokens, out);
+                expand(t, out, scratch);
             }
         }
         Phase::Bonus { left } => {
             let before = out.len();
-            for picks in bonus_candidates(&turn, left) {
+            let pos = turn.position();
+            let n = pos.ruleset().size();
+            let opp = turn.mover().opponent();
+            scratch.fill(pos.track(opp), n, pos.ruleset().kind(), left);
+            for c in 0..scratch.len() {
                 let mut t = turn.clone();
-                for d in picks {
-                    t.apply(d).expect("picks in canonical order are legal");
+                for &(i, k) in scratch.get(c) {
+                    // A Tsoro pick empties a hole; an Nsolo pick takes one stone.
+                    let picks = if pos.ruleset().kind() == GameKind::Tsoro { 1 } else { k };
+                    for _ in 0..picks {
+                        t.apply(Decision::Take(Hole::from_track(opp, canonical_track(i, n), n)))
+                            .expect("picks in canonical order are legal");
+                    }
                 }
                 if !t.is_complete() {
                     t.apply(Decision::Done).expect("a Tsoro bonus may end early");
                 }
-                // Different policies can reach the same position: keep it once.
+                // Different policies can reach the same position: keep it once (by hash, as
+                // the fast path does).
                 let pos = t.position();
-                if out[before..].iter().any(|c| c.pos.hash() == pos.hash() && c.pos == *pos) {
+                if out[before..].iter().any(|c| c.pos.hash() == pos.hash()) {
                     continue;
                 }
-                expand(t, want_tokens, out);
+                expand(t, out, &mut Bonuses::default());
             }
         }
     }
@@ -93,54 +155,80 @@ pub enum BonusPolicy {
 pub(crate) const NSOLO_POLICIES: [BonusPolicy; 3] =
     [BonusPolicy::Mobility, BonusPolicy::Largest, BonusPolicy::Smallest];
 
-/// Candidate bonus pick sequences, each in canonical order.
-fn bonus_candidates(turn: &Turn, left: u16) -> Vec<Vec<Decision>> {
-    let pos = turn.position();
-    let n = pos.ruleset().size();
-    let opp = turn.mover().opponent();
-    let track = pos.track(opp);
-    // Counts in canonical order.
-    let counts: Vec<u16> = (0..2 * n).map(|i| track[canonical_track(i, n)]).collect();
-    let hole = |i: usize| Hole::from_track(opp, canonical_track(i, n), n);
-    match pos.ruleset().kind() {
-        GameKind::Tsoro => {
-            let mut idx: Vec<usize> = (0..2 * n).filter(|&i| counts[i] > 0).collect();
-            idx.sort_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
-            let k = (left as usize).min(idx.len());
-            idx.truncate(k + 2);
-            let mut out = Vec::new();
-            combinations(&idx, k, &mut Vec::new(), 0, &mut |set| {
-                let mut set = set.to_vec();
-                set.sort_unstable();
-                out.push(set.into_iter().map(|i| Decision::Take(hole(i))).collect());
-            });
-            out
-        }
-        GameKind::Nsolo => NSOLO_POLICIES
-            .iter()
-            .map(|&p| {
-                let takes = nsolo_bonus(&counts, left as u32, p);
-                let mut ds = Vec::with_capacity(left as usize);
-                for (i, &t) in takes.iter().enumerate() {
-                    for _ in 0..t {
-                        ds.push(Decision::Take(hole(i)));
-                    }
-                }
-                ds
-            })
-            .collect(),
-    }
+/// Candidate bonuses for one capture, each a list of (canonical index, stones) in
+/// canonical order; kept between calls so that the search's inner loop does not allocate.
+#[derive(Default)]
+pub(crate) struct Bonuses {
+    flat: Vec<(usize, u16)>,
+    ends: Vec<usize>,
+    counts: Vec<u16>,
+    takes: Vec<(Hole, u16)>,
+    seen: Vec<u64>,
 }
 
-fn combinations(items: &[usize], k: usize, cur: &mut Vec<usize>, from: usize, f: &mut impl FnMut(&[usize])) {
-    if cur.len() == k {
-        f(cur);
-        return;
+impl Bonuses {
+    fn len(&self) -> usize {
+        self.ends.len()
     }
-    for i in from..items.len() {
-        cur.push(items[i]);
-        combinations(items, k, cur, i + 1, f);
-        cur.pop();
+
+    fn get(&self, c: usize) -> &[(usize, u16)] {
+        let from = if c == 0 { 0 } else { self.ends[c - 1] };
+        &self.flat[from..self.ends[c]]
+    }
+
+    /// The candidates for a capture whose bonus is `left`, against the opponent's `track`.
+    fn fill(&mut self, track: &[u16], n: usize, kind: GameKind, left: u16) {
+        self.flat.clear();
+        self.ends.clear();
+        match kind {
+            GameKind::Tsoro => {
+                // The k + 2 fullest holes (ties: canonical order), by insertion into a
+                // short list: cheaper than sorting the whole side at every capture.
+                let count = |i: usize| track[canonical_track(i, n)];
+                let nonempty = track.iter().filter(|&&c| c > 0).count();
+                let k = (left as usize).min(nonempty);
+                let mut idx = [(0usize, 0u16); 8];
+                let mut m = 0;
+                for i in 0..2 * n {
+                    let c = count(i);
+                    if c == 0 {
+                        continue;
+                    }
+                    let at = idx[..m].iter().position(|&(_, d)| d < c).unwrap_or(m);
+                    if at < k + 2 {
+                        m = (m + 1).min(k + 2);
+                        idx.copy_within(at..m - 1, at + 1);
+                        idx[at] = (i, c);
+                    }
+                }
+                // Every k-subset of them in lexicographic order, each written in canonical
+                // order (`idx` sorted by hole first).
+                idx[..m].sort_unstable();
+                let mut pick = [0usize; 8];
+                for (j, p) in pick.iter_mut().enumerate().take(k) {
+                    *p = j;
+                }
+                loop {
+                    self.flat.extend(pick[..k].iter().map(|&j| idx[j]));
+                    self.ends.push(self.flat.len());
+                    // Next combination: the last index that can still move right.
+                    let Some(j) = (0..k).rev().find(|&j| pick[j] < m - k + j) else { break };
+                    pick[j] += 1;
+                    for l in j + 1..k {
+                        pick[l] = pick[l - 1] + 1;
+                    }
+                }
+            }
+            GameKind::Nsolo => {
+                self.counts.clear();
+                self.counts.extend((0..2 * n).map(|i| track[canonical_track(i, n)]));
+                for p in NSOLO_POLICIES {
+                    let takes = nsolo_bonus(&self.counts, left as u32, p);
+                    self.flat.extend(takes.iter().enumerate().filter(|&(_, &t)| t > 0).map(|(i, &t)| (i, t)));
+                    self.ends.push(self.flat.len());
+                }
+            }
+        }
     }
 }
 
@@ -203,5 +291,34 @@ mod tests {
                 pos = next.pos.clone();
             }
         }
+    }
+
+    /// The fast path (sown once by the core) and the checked path (decision by decision,
+    /// with tokens) give the same children in the same order, over random games.
+    #[test]
+    fn fast_and_checked_children_agree() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        let mut captures = 0;
+        for name in ["tsoro:8", "tsoro:8,heads=1,bonus=3", "tsoro:21", "nsolo:8", "nsolo:36"] {
+            for _ in 0..6 {
+                let mut pos = Position::start(name.parse().unwrap());
+                for _ in 0..60 {
+                    children(&pos, false, &mut fast);
+                    children(&pos, true, &mut slow);
+                    assert_eq!(fast.len(), slow.len(), "{pos}");
+                    for (f, s) in fast.iter().zip(&slow) {
+                        assert_eq!((&f.pos, f.captured), (&s.pos, s.captured), "{pos}");
+                    }
+                    captures += fast.iter().filter(|c| c.captured > 0).count();
+                    match crate::random_turn(&pos, &mut rng) {
+                        Some(t) => pos = pos.play(&t).unwrap(),
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(captures > 100, "the games must reach captures ({captures})");
     }
 }

@@ -4,10 +4,13 @@
 //!
 //! The search is alpha-beta (negamax with principal variation search, iterative
 //! deepening, a transposition table keyed by the position hash, move ordering by table
-//! move, captures and history). Turns are built decision by decision: every start and
-//! every continue/stop choice is searched, while a bonus (Tsoro's optional holes, Nsolo's
+//! move, captures and history). Every start and every continue/stop choice is searched,
+//! while a bonus (Tsoro's optional holes, Nsolo's
 //! mandatory stones) is reduced to the distinct results of a few policies, because an
 //! Nsolo capture on 4x36 has more bonus sets than can be listed (see [`BonusPolicy`]).
+//! Inside the tree each turn is sown once by the core (`Position::for_each_sown`), and
+//! the children of a node one turn above the leaves are evaluated as they are generated,
+//! without being stored.
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
@@ -33,10 +36,12 @@ use rand::{Rng, SeedableRng};
 
 mod eval;
 mod gen;
+mod mcts;
 mod search;
 
 pub use eval::{evaluate, Weights};
 pub use gen::BonusPolicy;
+pub use mcts::{Mcts, MctsConfig};
 pub use search::{MATE, MATE_BOUND};
 
 use gen::{children, Child};
@@ -157,18 +162,23 @@ const MAX_DEPTH: u32 = 100;
 pub struct Engine {
     rng: SmallRng,
     tt: Table,
-    weights: Weights,
+    /// `None`: the tuned weights of the position's game ([`Weights::for_kind`]).
+    weights: Option<Weights>,
 }
 
 impl Engine {
-    /// A new engine seeded with `seed`, with the default evaluation weights.
+    /// A new engine seeded with `seed`, evaluating each game with its tuned weights.
     pub fn new(seed: u64) -> Engine {
-        Engine::with_weights(seed, Weights::default())
+        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::new(20), weights: None }
     }
 
-    /// A new engine with other evaluation weights (for tuning).
+    /// A new engine that evaluates with `weights` whatever the game (for tuning).
     pub fn with_weights(seed: u64, weights: Weights) -> Engine {
-        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::new(20), weights }
+        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::new(20), weights: Some(weights) }
+    }
+
+    fn weights_for(&self, pos: &Position) -> Weights {
+        self.weights.unwrap_or_else(|| Weights::for_kind(pos.ruleset().kind()))
     }
 
     /// Searches `pos` within `limits`; `stop` set from another thread ends the search
@@ -190,7 +200,8 @@ impl Engine {
         exclude: &[Token],
         on_iteration: &mut dyn FnMut(&SearchResult),
     ) -> Option<SearchResult> {
-        let mut s = Searcher::new(&mut self.tt, self.weights, stop, pos);
+        let weights = self.weights_for(pos);
+        let mut s = Searcher::new(&mut self.tt, weights, stop, pos);
         let time = match limits {
             Limits { time: None, depth: None, nodes: None } => Some(DEFAULT_TIME),
             _ => limits.time,
@@ -221,7 +232,7 @@ impl Engine {
             // A forced turn needs no search.
             let m = &moves[0];
             let token = m.child.token.clone().expect("tokens asked for");
-            let score = -evaluate(&m.child.pos, &self.weights);
+            let score = -evaluate(&m.child.pos, &weights);
             s.nodes += 1;
             let r = SearchResult {
                 best: token.clone(),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use matombo_core::{GameKind, Position, Token};
 
 use crate::eval::{evaluate, Weights};
-use crate::gen::{children, Child};
+use crate::gen::{children, children_with, for_each_child, Bonuses, Child};
 
 /// Score of a won game at the root; a win in `p` plies scores `MATE - p`.
 pub const MATE: i32 = 1_000_000;
@@ -74,6 +74,13 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// Whether `pos` repeats a position of `path` since the last capture (Nsolo's draw).
+fn repeats(path: &[(u64, u32)], pos: &Position) -> bool {
+    let stones = pos.total_stones();
+    let h = pos.hash();
+    path.iter().rev().take_while(|e| e.1 == stones).any(|e| e.0 == h)
+}
+
 /// One root turn with its score from the last completed iteration.
 #[derive(Clone)]
 pub(crate) struct RootMove {
@@ -97,6 +104,8 @@ pub(crate) struct Searcher<'a> {
     pub path: Vec<(u64, u32)>,
     pub nsolo: bool,
     bufs: Vec<Vec<Child>>,
+    orders: Vec<Vec<(u64, usize)>>,
+    bonuses: Bonuses,
     history: Vec<u32>,
 }
 
@@ -121,6 +130,8 @@ impl<'a> Searcher<'a> {
             path: Vec::new(),
             nsolo: pos.ruleset().kind() == GameKind::Nsolo,
             bufs: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+            orders: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+            bonuses: Bonuses::default(),
             history: vec![0; 4096],
         }
     }
@@ -135,30 +146,29 @@ impl<'a> Searcher<'a> {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes & 15 == 0 {
-            if self.stop.load(Ordering::Relaxed) {
-                self.aborted = true;
-            }
-            if let Some(d) = self.deadline {
-                if Instant::now() >= d {
-                    self.aborted = true;
-                }
-            }
-            if let Some(n) = self.node_limit {
-                if self.nodes >= n {
-                    self.aborted = true;
-                }
-            }
+            self.check_limits();
         }
         self.aborted
     }
 
-    fn repeated(&self, pos: &Position) -> bool {
-        if !self.nsolo {
-            return false;
+    fn check_limits(&mut self) {
+        if self.stop.load(Ordering::Relaxed) {
+            self.aborted = true;
         }
-        let stones = pos.total_stones();
-        let h = pos.hash();
-        self.path.iter().rev().take_while(|e| e.1 == stones).any(|e| e.0 == h)
+        if let Some(d) = self.deadline {
+            if Instant::now() >= d {
+                self.aborted = true;
+            }
+        }
+        if let Some(n) = self.node_limit {
+            if self.nodes >= n {
+                self.aborted = true;
+            }
+        }
+    }
+
+    fn repeated(&self, pos: &Position) -> bool {
+        self.nsolo && repeats(&self.path, pos)
     }
 
     fn history_index(pos: &Position) -> usize {
@@ -190,18 +200,22 @@ impl<'a> Searcher<'a> {
         if depth == 0 || ply >= MAX_PLY {
             return evaluate(pos, &self.weights);
         }
+        if depth == 1 {
+            return self.last_ply(pos, key, alpha, beta, ply);
+        }
         let mut kids = std::mem::take(&mut self.bufs[ply]);
-        children(pos, false, &mut kids);
+        children_with(pos, false, &mut kids, &mut self.bonuses);
         if kids.is_empty() {
             self.bufs[ply] = kids;
             return -MATE + ply as i32;
         }
-        let order = self.order(&kids, tt_best);
+        let mut order = std::mem::take(&mut self.orders[ply]);
+        self.order(&kids, tt_best, &mut order);
         let alpha0 = alpha;
         let mut best = -INF;
-        let mut best_i = order[0];
+        let mut best_i = order[0].1;
         self.path.push((pos.hash(), pos.total_stones()));
-        for (n, &i) in order.iter().enumerate() {
+        for (n, &(_, i)) in order.iter().enumerate() {
             let child = &kids[i].pos;
             let score = if n == 0 {
                 -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
@@ -233,6 +247,7 @@ impl<'a> Searcher<'a> {
         }
         self.path.pop();
         self.bufs[ply] = kids;
+        self.orders[ply] = order;
         if self.aborted {
             return 0;
         }
@@ -250,16 +265,63 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    /// Search order: the table's move, then bigger captures, then the history heuristic.
-    fn order(&self, kids: &[Child], tt_best: u16) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..kids.len()).collect();
-        order.sort_by_key(|&i| {
-            let tt = (i as u16 == tt_best) as u64;
-            let cap = kids[i].captured as u64;
-            let hist = self.history[Self::history_index(&kids[i].pos)] as u64;
-            std::cmp::Reverse((tt << 62) | (cap << 32) | hist.min(u32::MAX as u64))
+    /// A node one turn above the leaves: every child is evaluated as it is generated, as
+    /// a node of its own, without being stored, ordered or looked up in the table (the
+    /// search's hottest loop).
+    fn last_ply(&mut self, pos: &Position, key: u64, alpha: i32, beta: i32, ply: usize) -> i32 {
+        let mut bonuses = std::mem::take(&mut self.bonuses);
+        self.path.push((pos.hash(), pos.total_stones()));
+        let (mut best, mut best_i, mut count) = (-INF, 0u16, 0u16);
+        let (path, weights, nsolo) = (&self.path, &self.weights, self.nsolo);
+        // A node limit is kept exactly: the children past it are not evaluated.
+        let budget = self.node_limit.map_or(u64::MAX, |n| n.saturating_sub(self.nodes));
+        let mut over = false;
+        for_each_child(pos, &mut bonuses, &mut |child, _| {
+            if count as u64 >= budget {
+                over = true;
+                return;
+            }
+            let score = if nsolo && repeats(path, child) { 0 } else { -evaluate(child, weights) };
+            if score > best {
+                best = score;
+                best_i = count;
+            }
+            count += 1;
         });
-        order
+        self.path.pop();
+        self.bonuses = bonuses;
+        let before = self.nodes;
+        self.nodes += count as u64;
+        if over || before >> 4 != self.nodes >> 4 {
+            self.check_limits();
+        }
+        if self.aborted {
+            return 0;
+        }
+        if count == 0 {
+            return -MATE + ply as i32;
+        }
+        let bound = if best >= beta {
+            LOWER
+        } else if best > alpha {
+            EXACT
+        } else {
+            UPPER
+        };
+        self.tt.store(key, Entry { key, score: to_tt(best, ply), best: best_i, depth: 1, bound });
+        best
+    }
+
+    /// Search order: the table's move, then bigger captures, then the history heuristic;
+    /// ties in listing order. Written into `order` as (key, child index), best first.
+    fn order(&self, kids: &[Child], tt_best: u16, order: &mut Vec<(u64, usize)>) {
+        order.clear();
+        order.extend(kids.iter().enumerate().map(|(i, c)| {
+            let tt = (i as u16 == tt_best) as u64;
+            let hist = self.history[Self::history_index(&c.pos)] as u64;
+            ((tt << 62) | ((c.captured as u64) << 32) | hist.min(u32::MAX as u64), i)
+        }));
+        order.sort_unstable_by_key(|&(key, i)| (std::cmp::Reverse(key), i));
     }
 
     /// The principal variation from `pos` by following the table's best moves.

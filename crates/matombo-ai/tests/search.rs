@@ -1,33 +1,19 @@
 //! Behaviour of the search on many random positions: legal answers, limits, stopping,
 //! forced wins, reproducibility.
 
+mod common;
+
+use common::random_positions;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use matombo_ai::{best_turn, greedy_turn, random_turn, Engine, Level, Limits, MATE_BOUND};
-use matombo_core::{Game, Position, Ruleset};
+use matombo_core::Position;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 const RULESETS: [&str; 7] =
     ["tsoro:6", "tsoro:8", "tsoro:8,heads=1,bonus=3", "tsoro:12,heads=0,bonus=0", "tsoro:21", "nsolo:8", "nsolo:36"];
-
-/// Positions met in random games (every turn of each game), each with the game's history.
-fn random_positions(ruleset: &str, games: usize, seed: u64) -> Vec<(Position, Vec<Position>)> {
-    let r: Ruleset = ruleset.parse().unwrap();
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut game = Game::new(Position::start(r));
-        while !game.is_over() && game.moves().len() < 300 {
-            let pos = game.position().clone();
-            out.push((pos.clone(), game.positions()[..game.positions().len() - 1].to_vec()));
-            let t = random_turn(&pos, &mut rng).expect("a game not over has a turn");
-            game.play(&t).unwrap();
-        }
-    }
-    out
-}
 
 #[test]
 fn never_an_illegal_turn() {

@@ -135,6 +135,9 @@ pub enum IllegalError {
         /// Why.
         reason: String,
     },
+    /// A bonus that the capture does not allow.
+    #[error("illegal bonus: {0}")]
+    Bonus(String),
     /// The game is over.
     #[error("the game is over ({0}); no more turns can be played")]
     GameOver(String),

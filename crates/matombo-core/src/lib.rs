@@ -41,7 +41,7 @@ pub use error::{
 };
 pub use game::{Game, Outcome, Termination};
 pub use hole::{Hole, Row, Side};
-pub use movegen::{random_playout, Playout, Turns};
+pub use movegen::{random_playout, Playout, Sown, Turns};
 pub use position::{Position, Setup, MAX_N, MAX_TRACK};
 pub use record::{civil_date, date_tag, Record, RecordError};
 pub use ruleset::{GameKind, Ruleset};

@@ -4,7 +4,7 @@
 use rand::Rng;
 
 use crate::error::IllegalError;
-use crate::hole::Side;
+use crate::hole::{Hole, Side};
 use crate::position::{Position, MAX_TRACK};
 use crate::ruleset::GameKind;
 use crate::sow::{SowEnd, Sower};
@@ -241,8 +241,52 @@ impl Position {
     }
 
     /// Calls `f` with the position after every legal turn, in the order of [`Position::turns`],
-    /// without building tokens: the inner loop of perft and of search.
+    /// without building tokens: the inner loop of perft.
     pub fn for_each_child(&self, f: &mut impl FnMut(&Position)) {
+        let kind = self.ruleset.kind();
+        let opp = self.side.opponent();
+        let n = self.ruleset.size();
+        self.sowings(&mut |child, _captured, bonus| {
+            if bonus == 0 {
+                return f(child);
+            }
+            match kind {
+                GameKind::Tsoro => tsoro_bonus(child, opp, 0, bonus as u8, f),
+                GameKind::Nsolo => {
+                    let mut suffix = [0u32; MAX_TRACK + 1];
+                    for i in (0..2 * n).rev() {
+                        suffix[i] =
+                            suffix[i + 1] + child.counts[opp.index()][crate::turn::canonical_track(i, n)] as u32;
+                    }
+                    nsolo_bonus(child, opp, 0, bonus, &mut suffix, f);
+                }
+            }
+        });
+    }
+
+    /// Calls `f` with every way the side to move can sow a turn (every start and head
+    /// choice, in the order of [`Position::turns`]) with the capture made and the bonus
+    /// left open: a search builds its children from these without listing every bonus
+    /// set, which on a big Nsolo board cannot be done.
+    ///
+    /// ```
+    /// use matombo_core::Position;
+    /// let p = Position::start("tsoro:8".parse().unwrap());
+    /// let mut n = 0;
+    /// p.for_each_sown(&mut |s| {
+    ///     assert_eq!(s.bonus(), 0); // no capture from the start
+    ///     n += 1;
+    /// });
+    /// assert_eq!(n as u128, p.count_turns());
+    /// ```
+    pub fn for_each_sown(&self, f: &mut impl FnMut(&Sown<'_>)) {
+        self.sowings(&mut |child, captured, bonus| f(&Sown { pos: child, captured, bonus }));
+    }
+
+    /// The engine of [`Position::for_each_child`] and [`Position::for_each_sown`]: `f` gets
+    /// the position after the sowing and capture (opponent to move), the stones captured
+    /// and the bonus (Tsoro: holes that may be emptied; Nsolo: stones that must be taken).
+    fn sowings(&self, f: &mut impl FnMut(&mut Position, u32, u16)) {
         let n = self.ruleset.size();
         let mover = self.side;
         let mut cands = [0usize; MAX_TRACK];
@@ -251,7 +295,7 @@ impl Position {
         for &t in &cands[..k] {
             let mut child = self.clone();
             let end = child.sow_own(t, |_, _, _| {});
-            self.children_after(end, child, &mut seen, f);
+            self.sowings_after(end, child, &mut seen, f);
         }
     }
 
@@ -264,21 +308,21 @@ impl Position {
         Sower { track: &mut counts[s], len: 2 * n, side: s, heads_from, n, hash }.sow(from, on_lap)
     }
 
-    fn children_after(
+    fn sowings_after(
         &self,
         end: SowEnd,
         mut child: Position,
         seen: &mut Vec<(usize, u64, [u16; MAX_TRACK])>,
-        f: &mut impl FnMut(&Position),
+        f: &mut impl FnMut(&mut Position, u32, u16),
     ) {
         let n = self.ruleset.size();
         let s = self.side.index();
         match end {
             SowEnd::Endless => {}
-            SowEnd::Empty(t) if t >= n => self.capture_children(t, child, f),
+            SowEnd::Empty(t) if t >= n => self.capture(t, child, f),
             SowEnd::Empty(_) => {
                 child.switch_side();
-                f(&child);
+                f(&mut child, 0, 0);
             }
             SowEnd::Head(t) => {
                 let len = 2 * n;
@@ -289,41 +333,38 @@ impl Position {
                     let e = cont.sow_own(t, |_, _, _| {});
                     if e != SowEnd::Endless {
                         seen.push((t, child.hash, child.counts[s]));
-                        self.children_after(e, cont, seen, f);
+                        self.sowings_after(e, cont, seen, f);
                         seen.pop();
                     }
                 }
                 // `continue` (+) sorts before `stop` (=) in the listing.
                 child.switch_side();
-                f(&child);
+                f(&mut child, 0, 0);
             }
         }
     }
 
-    fn capture_children(&self, t: usize, mut child: Position, f: &mut impl FnMut(&Position)) {
+    fn capture(&self, t: usize, mut child: Position, f: &mut impl FnMut(&mut Position, u32, u16)) {
         let n = self.ruleset.size();
         let opp = self.side.opponent();
         let facing = 3 * n - 1 - t;
         let k = child.counts[opp.index()][facing];
         child.switch_side();
         if k == 0 {
-            f(&child);
-            return;
+            return f(&mut child, 0, 0);
         }
         child.set(opp, facing, 0);
         match self.ruleset.kind() {
             GameKind::Tsoro => {
                 let outer = 2 * n - 1 - facing;
+                let captured = k as u32 + child.counts[opp.index()][outer] as u32;
                 child.set(opp, outer, 0);
-                tsoro_bonus(&mut child, opp, 0, self.ruleset.bonus(), f);
+                let bonus = if child.stones(opp) == 0 { 0 } else { self.ruleset.bonus() as u16 };
+                f(&mut child, captured, bonus)
             }
             GameKind::Nsolo => {
-                let left = (k as u32).min(child.stones(opp)) as u16;
-                let mut suffix = [0u32; MAX_TRACK + 1];
-                for i in (0..2 * n).rev() {
-                    suffix[i] = suffix[i + 1] + child.counts[opp.index()][crate::turn::canonical_track(i, n)] as u32;
-                }
-                nsolo_bonus(&mut child, opp, 0, left, &mut suffix, f);
+                let bonus = (k as u32).min(child.stones(opp)) as u16;
+                f(&mut child, k as u32, bonus)
             }
         }
     }
@@ -565,6 +606,80 @@ pub fn random_playout<R: Rng + ?Sized>(pos: &Position, rng: &mut R, max_turns: u
         }
         turns += 1;
         turn.next_turn();
+    }
+}
+
+/// A turn sown to its end with the capture made, the bonus still open
+/// (see [`Position::for_each_sown`]).
+pub struct Sown<'a> {
+    pos: &'a Position,
+    captured: u32,
+    bonus: u16,
+}
+
+impl Sown<'_> {
+    /// The position after the turn if its bonus takes nothing, opponent to move. With no
+    /// bonus open this is the turn's result.
+    pub fn position(&self) -> &Position {
+        self.pos
+    }
+
+    /// Stones the capture took, before any bonus (0 without a capture).
+    pub fn captured(&self) -> u32 {
+        self.captured
+    }
+
+    /// The bonus still open: in Tsoro up to this many opponent holes may be emptied; in
+    /// Nsolo exactly this many opponent stones must be taken (already no more than he has).
+    pub fn bonus(&self) -> u16 {
+        self.bonus
+    }
+
+    /// The turn's result after the bonus `takes`, pairs of an opponent hole and the stones
+    /// taken from it. Tsoro: whole holes, at most [`Sown::bonus`] of them, each once. Nsolo:
+    /// exactly [`Sown::bonus`] stones in all.
+    ///
+    /// ```
+    /// use matombo_core::{Hole, Position};
+    /// // South's A7 ends in the empty A5 and captures the 3 stones facing it; the bonus
+    /// // must take 1 more stone, and North has one left, in b8.
+    /// let p: Position = "nsolo:8 1,0*7/0*4,3,0*3/0*6,2,0/0*7,1 S".parse().unwrap();
+    /// let b8: Hole = "b8".parse().unwrap();
+    /// p.for_each_sown(&mut |s| {
+    ///     assert_eq!((s.captured(), s.bonus()), (3, 1));
+    ///     assert!(s.with_bonus(&[]).is_err()); // the Nsolo bonus is not optional
+    ///     assert_eq!(s.with_bonus(&[(b8, 1)]).unwrap(), p.play(&"A7xb8".parse().unwrap()).unwrap());
+    /// });
+    /// ```
+    pub fn with_bonus(&self, takes: &[(Hole, u16)]) -> Result<Position, IllegalError> {
+        let opp = self.pos.side;
+        let n = self.pos.ruleset.size();
+        let fail = |reason: String| Err(IllegalError::Bonus(reason));
+        let mut child = self.pos.clone();
+        let mut total = 0u32;
+        for &(hole, k) in takes {
+            if hole.side != opp || hole.check(n).is_err() {
+                return fail(format!("{hole} is not a hole of the opponent"));
+            }
+            let t = hole.track(n);
+            let c = child.counts[opp.index()][t];
+            if k == 0 || k > c {
+                return fail(format!("{hole} holds {c} stones, cannot take {k}"));
+            }
+            if self.pos.ruleset.kind() == GameKind::Tsoro && k != c {
+                return fail(format!("a Tsoro bonus empties {hole} whole ({c} stones), not {k}"));
+            }
+            child.set(opp, t, c - k);
+            total += k as u32;
+        }
+        let ok = match self.pos.ruleset.kind() {
+            GameKind::Tsoro => takes.len() <= self.bonus as usize,
+            GameKind::Nsolo => total == self.bonus as u32,
+        };
+        if !ok {
+            return fail(format!("the bonus allows {} but {} were taken", self.bonus, takes.len().max(total as usize)));
+        }
+        Ok(child)
     }
 }
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{random_position, RULESETS};
-use matombo_core::{Game, Position, Record, Setup, Side, Token};
+use matombo_core::{Game, GameKind, Hole, Position, Record, Setup, Side, Token};
 use proptest::prelude::*;
 
 fn any_position() -> impl Strategy<Value = Position> {
@@ -61,6 +61,68 @@ proptest! {
         let listed: Vec<Position> = pos.turns().map(|(_, p)| p).collect();
         prop_assert_eq!(children, listed);
         prop_assert_eq!(count == 0, !pos.has_legal_turn());
+    }
+
+    /// Every sowing with a legal bonus is a listed turn; every listed turn is some sowing
+    /// with some bonus; bonuses the capture does not allow are refused.
+    #[test]
+    fn sowings_with_bonus_are_the_turns(pos in any_position(), pick in any::<u64>()) {
+        prop_assume!(pos.count_turns() <= 3000);
+        let listed: std::collections::HashSet<Position> = pos.turns().map(|(_, p)| p).collect();
+        let opp = pos.side_to_move().opponent();
+        let n = pos.ruleset().size();
+        let tsoro = pos.ruleset().kind() == GameKind::Tsoro;
+        let mut sowings = 0u128;
+        let mut rng = pick;
+        let mut next = |m: u64| { rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (rng >> 33) % m };
+        pos.for_each_sown(&mut |s| {
+            sowings += 1;
+            let p = s.position();
+            let holes: Vec<(Hole, u16)> = (0..2 * n)
+                .map(|t| Hole::from_track(opp, t, n))
+                .filter(|&h| p.count(h) > 0)
+                .map(|h| (h, p.count(h)))
+                .collect();
+            // One random legal bonus.
+            let mut takes: Vec<(Hole, u16)> = Vec::new();
+            if tsoro {
+                for &h in &holes {
+                    if takes.len() < s.bonus() as usize && next(2) == 0 {
+                        takes.push(h);
+                    }
+                }
+            } else {
+                let mut left = s.bonus();
+                for &(h, c) in &holes {
+                    let k = left.min(c);
+                    if k > 0 {
+                        takes.push((h, k));
+                        left -= k;
+                    }
+                }
+            }
+            let child = s.with_bonus(&takes).expect("a legal bonus");
+            assert!(listed.contains(&child), "{pos}: {child} is not a listed turn");
+            assert_eq!(child.hash(), child.full_hash());
+            // Illegal: a hole of the mover, too many stones, a partial Tsoro hole, a short Nsolo bonus.
+            let own = Hole::from_track(opp.opponent(), 0, n);
+            assert!(s.with_bonus(&[(own, 1)]).is_err());
+            if let Some(&(h, c)) = holes.first() {
+                assert!(s.with_bonus(&[(h, c + 1)]).is_err());
+                if tsoro && c > 1 {
+                    assert!(s.with_bonus(&[(h, c - 1)]).is_err());
+                }
+            }
+            if !tsoro && s.bonus() > 0 {
+                assert!(s.with_bonus(&[]).is_err());
+            }
+            if tsoro && holes.len() > s.bonus() as usize {
+                assert!(s.with_bonus(&holes[..=s.bonus() as usize]).is_err());
+            }
+        });
+        // Without the bonus sets, the sowings are the turns' distinct ways to sow.
+        let distinct_sowings = pos.turns().map(|(t, _)| (t.start, t.marks.clone())).collect::<std::collections::HashSet<_>>().len();
+        prop_assert_eq!(sowings, distinct_sowings as u128);
     }
 
     #[test]

@@ -40,6 +40,8 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Drive many concurrent online games against a server and report latency.
     Loadtest(cmd::loadtest::Args),
+    /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
+    Tune(cmd::tune::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -64,6 +66,7 @@ fn main() -> std::process::ExitCode {
         Command::Play(a) => cmd::play::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Loadtest(a) => cmd::loadtest::run(a),
+        Command::Tune(a) => cmd::tune::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

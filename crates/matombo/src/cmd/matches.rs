@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits};
+use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig};
 use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -19,14 +19,20 @@ use serde::Serialize;
 #[derive(clap::Args)]
 #[command(after_help = "Engine specs: a level (beginner, easy, medium, hard, max), a baseline (random: uniformly
 random turns; greedy: the biggest immediate capture), or limits `time=MS`, `depth=D`,
-`nodes=N`, comma-separated and optionally after a level: `max,time=6000`, `depth=4,time=500`.
+`nodes=N`, comma-separated and optionally after a level: `max,time=6000`, `depth=4,time=500`;
+or `mcts` (Monte-Carlo tree search) with `time=MS` and/or `nodes=N` (iterations; default:
+time=1000, the hard level's budget) and tuning options `c=X` (exploration), `playout=T`
+(random turns before evaluating a leaf), `scale=S` (evaluation per logit), `prior=V`
+(virtual visits of a new child), `mm=A` (weight of the implicit minimax value, 0..1):
+`mcts,time=100`, `mcts,nodes=5000,playout=4`.
 
 Every opening (a few random turns from the start position) is played twice with colours
 swapped. Games reaching --max-turns are unfinished (`*`) and left out of the score.
 
 Examples:
   matombo match hard greedy --ruleset tsoro:8 --games 200 --threads 2 --records hard-greedy.pgn
-  matombo match time=100 time=50 --ruleset nsolo:8 --games 100 --sprt 0,50 --json")]
+  matombo match time=100 time=50 --ruleset nsolo:8 --games 100 --sprt 0,50 --json
+  matombo match mcts,time=100 time=100 --ruleset nsolo:36 --games 40 --json")]
 pub struct Args {
     /// First engine (the one the score is for).
     pub first: Spec,
@@ -88,6 +94,50 @@ pub enum Spec {
         /// The spec as written.
         text: String,
     },
+    /// Monte-Carlo tree search.
+    Mcts {
+        /// The search limits (`depth` unused).
+        limits: Limits,
+        /// The search settings.
+        config: MctsConfig,
+        /// The spec as written.
+        text: String,
+    },
+}
+
+/// Parses `mcts[,time=MS][,nodes=N][,c=X][,playout=T][,scale=S][,prior=V][,mm=A]`.
+fn parse_mcts(s: &str) -> Result<Spec, String> {
+    let mut limits = Limits::default();
+    let mut config = MctsConfig::default();
+    for part in s.split(',').skip(1) {
+        let part = part.trim();
+        let bad = || {
+            format!("bad option {part:?} in engine spec {s:?} (mcts takes time=MS, nodes=N, c=X, playout=T, scale=S, prior=V, mm=A)")
+        };
+        let (k, v) = part.split_once('=').ok_or_else(bad)?;
+        let int = || v.parse::<u64>().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"));
+        let float = || match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+            _ => Err(format!("bad number {v:?} in engine spec {s:?} (expected a positive number)")),
+        };
+        match k {
+            "time" => limits.time = Some(Duration::from_millis(int()?)),
+            "nodes" if int()? >= 1 => limits.nodes = Some(int()?),
+            "c" => config.exploration = float()?,
+            "playout" => config.playout_turns = u32::try_from(int()?).map_err(|_| bad())?,
+            "scale" => config.eval_scale = float()?,
+            "prior" => config.prior_visits = u32::try_from(int()?).map_err(|_| bad())?,
+            "mm" => match v.parse::<f64>() {
+                Ok(a) if (0.0..=1.0).contains(&a) => config.minimax_weight = a,
+                _ => return Err(format!("bad weight {v:?} in engine spec {s:?} (expected 0 to 1)")),
+            },
+            _ => return Err(bad()),
+        }
+    }
+    if limits.time.is_none() && limits.nodes.is_none() {
+        limits.time = Level::Hard.limits().time;
+    }
+    Ok(Spec::Mcts { limits, config, text: s.to_string() })
 }
 
 impl FromStr for Spec {
@@ -96,6 +146,7 @@ impl FromStr for Spec {
         match s {
             "random" => return Ok(Spec::Random),
             "greedy" => return Ok(Spec::Greedy),
+            _ if s == "mcts" || s.starts_with("mcts,") => return parse_mcts(s),
             _ => {}
         }
         let mut level = None;
@@ -129,7 +180,7 @@ impl fmt::Display for Spec {
         match self {
             Spec::Random => f.write_str("random"),
             Spec::Greedy => f.write_str("greedy"),
-            Spec::Search { text, .. } => f.write_str(text),
+            Spec::Search { text, .. } | Spec::Mcts { text, .. } => f.write_str(text),
         }
     }
 }
@@ -138,12 +189,17 @@ impl fmt::Display for Spec {
 struct Player {
     spec: Spec,
     engine: Engine,
+    mcts: Option<Mcts>,
     rng: SmallRng,
 }
 
 impl Player {
     fn new(spec: &Spec, seed: u64) -> Player {
-        Player { spec: spec.clone(), engine: Engine::new(seed), rng: SmallRng::seed_from_u64(seed ^ 0x5eed) }
+        let mcts = match spec {
+            Spec::Mcts { config, .. } => Some(Mcts::with_config(seed, *config)),
+            _ => None,
+        };
+        Player { spec: spec.clone(), engine: Engine::new(seed), mcts, rng: SmallRng::seed_from_u64(seed ^ 0x5eed) }
     }
 
     fn choose(&mut self, game: &Game) -> Option<Token> {
@@ -161,15 +217,20 @@ impl Player {
                 }
                 self.engine.search_with(pos, *limits, &stop, history, &[], &mut |_| {}).map(|r| r.best)
             }
+            Spec::Mcts { limits, .. } => {
+                let mcts = self.mcts.as_mut().expect("made for an mcts spec");
+                mcts.search_with(pos, *limits, &stop, history).map(|r| r.best)
+            }
         }
     }
 }
 
 /// The opening of pair `pair`: `turns` random turns from the start, never a finished game.
-fn opening(ruleset: Ruleset, turns: u32, seed: u64, pair: usize) -> Position {
+/// An opening: `turns` random turns from the start, never a finished game; `seed_of`
+/// gives the random seed of each attempt (also used by `matombo tune`).
+pub(crate) fn opening(ruleset: Ruleset, turns: u32, seed_of: impl Fn(u64) -> u64) -> Position {
     for attempt in 0..1000u64 {
-        let mut rng =
-            SmallRng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9).wrapping_add((pair as u64) << 16 | attempt));
+        let mut rng = SmallRng::seed_from_u64(seed_of(attempt));
         let mut game = Game::new(Position::start(ruleset));
         for _ in 0..turns {
             if game.is_over() {
@@ -194,7 +255,10 @@ struct Played {
 }
 
 fn play(args: &Args, index: usize) -> Played {
-    let start = opening(args.ruleset, args.opening_turns, args.seed, index / 2);
+    let pair = (index / 2) as u64;
+    let start = opening(args.ruleset, args.opening_turns, |attempt| {
+        args.seed.wrapping_mul(0x9e37_79b9).wrapping_add(pair << 16 | attempt)
+    });
     let first_side = if index % 2 == 0 { Side::South } else { Side::North };
     let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(index as u64 * 2);
     let mut first = Player::new(&args.first, seed);
@@ -255,7 +319,8 @@ pub struct Stats {
     pub elo_high: f64,
 }
 
-fn elo_of(score: f64) -> f64 {
+/// The Elo difference that gives a mean score (also used by `matombo tune`).
+pub(crate) fn elo_of(score: f64) -> f64 {
     let s = score.clamp(1e-6, 1.0 - 1e-6);
     -400.0 * (1.0 / s - 1.0).log10()
 }
@@ -460,6 +525,38 @@ mod tests {
         assert!("fast".parse::<Spec>().is_err());
         assert!("depth=0".parse::<Spec>().is_err());
         assert!("time=x".parse::<Spec>().is_err());
+    }
+
+    #[test]
+    fn mcts_specs_parse() {
+        let Spec::Mcts { limits, config, .. } = "mcts".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!(limits.time, Level::Hard.limits().time);
+        assert_eq!((limits.nodes, config), (None, MctsConfig::default()));
+        let Spec::Mcts { limits, .. } = "mcts,time=100".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!((limits.time, limits.nodes), (Some(Duration::from_millis(100)), None));
+        // A node limit alone keeps the search reproducible: no default time.
+        let Spec::Mcts { limits, .. } = "mcts,nodes=5000".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!((limits.time, limits.nodes), (None, Some(5000)));
+        let spec: Spec = "mcts,time=50,c=1.4,playout=8,scale=300,prior=0,mm=0.3".parse().unwrap();
+        assert_eq!(spec.to_string(), "mcts,time=50,c=1.4,playout=8,scale=300,prior=0,mm=0.3");
+        let Spec::Mcts { limits, config, .. } = spec else { panic!() };
+        assert_eq!(limits.time, Some(Duration::from_millis(50)));
+        let MctsConfig { exploration, playout_turns, eval_scale, prior_visits, minimax_weight } = config;
+        assert_eq!((exploration, playout_turns, eval_scale, prior_visits, minimax_weight), (1.4, 8, 300.0, 0, 0.3));
+        for bad in [
+            "mcts,depth=3",
+            "mcts,time=x",
+            "mcts,nodes=0",
+            "mcts,c=-1",
+            "mcts,c=nan",
+            "mcts,fast",
+            "mcts,playout=1.5",
+            "mcts,mm=2",
+        ] {
+            assert!(bad.parse::<Spec>().is_err(), "{bad}");
+        }
+        // A level name is not an mcts prefix.
+        assert!("mctsx".parse::<Spec>().is_err());
     }
 
     #[test]

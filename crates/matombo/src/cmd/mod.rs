@@ -10,6 +10,7 @@ pub mod perft;
 pub mod play;
 pub mod serve;
 pub mod show;
+pub mod tune;
 pub mod turns;
 
 use anyhow::Context;

@@ -1,0 +1,100 @@
+//! `matombo tune` end to end: a tiny tuning run and a tiny validation match.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn matombo(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("matombo-tune-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+const NAMES: [&str; 6] = ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles"];
+
+#[test]
+fn a_tiny_tune_writes_weights_near_the_start() {
+    let start = scratch("start.json");
+    std::fs::write(&start, r#"{"mobility": 30, "heads": 50}"#).unwrap();
+    let out = scratch("tuned.json");
+    let (ok, stdout, err) = matombo(&[
+        "tune",
+        "--ruleset",
+        "tsoro:6",
+        "--iterations",
+        "2",
+        "--games-per-iteration",
+        "2",
+        "--nodes",
+        "150",
+        "--max-turns",
+        "60",
+        "--perturbation",
+        "8",
+        "--learning-rate",
+        "1",
+        "--start",
+        start.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(summary["weights"], file);
+    assert_eq!(summary["games"], 4);
+    let begin = &summary["start"];
+    assert_eq!(
+        (begin["mobility"].as_i64(), begin["heads"].as_i64(), begin["singles"].as_i64()),
+        (Some(30), Some(50), Some(25))
+    );
+    // Material is the unit and never moves; each tuned weight moves at most a·c per
+    // iteration (a ≤ 1, c ≤ 8 here), so by at most 16 in two.
+    assert_eq!(file["material"], begin["material"]);
+    for name in NAMES {
+        let (a, b) = (begin[name].as_i64().unwrap(), file[name].as_i64().unwrap());
+        assert!((a - b).abs() <= 16 && (0..=1000).contains(&b), "{name}: {a} -> {b}");
+    }
+    // The written file is accepted as a start and by --validate.
+    let (ok, stdout, err) = matombo(&[
+        "tune",
+        "--ruleset",
+        "tsoro:6",
+        "--validate",
+        out.to_str().unwrap(),
+        "--games",
+        "2",
+        "--nodes",
+        "150",
+        "--max-turns",
+        "60",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["games"], 2);
+    assert_eq!(v["weights"], file);
+    assert_eq!(v["against"]["mobility"], 12);
+    let score = v["stats"]["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&score));
+}
+
+#[test]
+fn bad_arguments_are_refused_and_write_nothing() {
+    let out = scratch("never.json");
+    let (ok, _, err) = matombo(&["tune", "--games-per-iteration", "3", "--out", out.to_str().unwrap()]);
+    assert!(!ok && err.contains("--games-per-iteration"), "{err}");
+    assert!(!out.exists());
+    let bad = scratch("bad.json");
+    std::fs::write(&bad, r#"{"mobility": -5}"#).unwrap();
+    let (ok, _, err) = matombo(&["tune", "--start", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!ok && err.contains("mobility") && err.contains("bad.json"), "{err}");
+    assert!(!out.exists());
+    let (ok, _, err) = matombo(&["tune", "--validate", "/nonexistent/w.json"]);
+    assert!(!ok && err.contains("/nonexistent/w.json"), "{err}");
+}
