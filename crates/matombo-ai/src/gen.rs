@@ -125,11 +125,11 @@ fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Bonuses) {
                 }
                 // Different policies can reach the same position: keep it once (by hash, as
                 // the fast path does).
-                let pos = t.position();
-                if out[before..].iter().any(|c| c.pos.hash() == pos.hash()) {
+                if out[before..].iter().any(|c| c.pos.hash() == t.position().hash()) {
                     continue;
                 }
-                expand(t, out, &mut Bonuses::default());
+                let (token, captured) = (t.token(), t.captured());
+                out.push(Child { pos: t.into_position().expect("the bonus ended the turn"), captured, token });
             }
         }
     }

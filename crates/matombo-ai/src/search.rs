@@ -74,6 +74,17 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// The kind of bound a score is, given the window it was searched with.
+fn bound_of(best: i32, alpha: i32, beta: i32) -> u8 {
+    if best >= beta {
+        LOWER
+    } else if best > alpha {
+        EXACT
+    } else {
+        UPPER
+    }
+}
+
 /// Whether `pos` repeats a position of `path` since the last capture (Nsolo's draw).
 fn repeats(path: &[(u64, u32)], pos: &Position) -> bool {
     let stones = pos.total_stones();
@@ -251,13 +262,7 @@ impl<'a> Searcher<'a> {
         if self.aborted {
             return 0;
         }
-        let bound = if best >= beta {
-            LOWER
-        } else if best > alpha0 {
-            EXACT
-        } else {
-            UPPER
-        };
+        let bound = bound_of(best, alpha0, beta);
         self.tt.store(
             key,
             Entry { key, score: to_tt(best, ply), best: best_i as u16, depth: depth.min(255) as u8, bound },
@@ -301,13 +306,7 @@ impl<'a> Searcher<'a> {
         if count == 0 {
             return -MATE + ply as i32;
         }
-        let bound = if best >= beta {
-            LOWER
-        } else if best > alpha {
-            EXACT
-        } else {
-            UPPER
-        };
+        let bound = bound_of(best, alpha, beta);
         self.tt.store(key, Entry { key, score: to_tt(best, ply), best: best_i, depth: 1, bound });
         best
     }

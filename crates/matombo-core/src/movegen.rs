@@ -672,14 +672,15 @@ impl Sown<'_> {
             child.set(opp, t, c - k);
             total += k as u32;
         }
-        let ok = match self.pos.ruleset.kind() {
-            GameKind::Tsoro => takes.len() <= self.bonus as usize,
-            GameKind::Nsolo => total == self.bonus as u32,
-        };
-        if !ok {
-            return fail(format!("the bonus allows {} but {} were taken", self.bonus, takes.len().max(total as usize)));
+        match self.pos.ruleset.kind() {
+            GameKind::Tsoro if takes.len() > self.bonus as usize => {
+                fail(format!("the bonus empties at most {} holes, not {}", self.bonus, takes.len()))
+            }
+            GameKind::Nsolo if total != self.bonus as u32 => {
+                fail(format!("the bonus takes exactly {} stones, not {total}", self.bonus))
+            }
+            _ => Ok(child),
         }
-        Ok(child)
     }
 }
 
