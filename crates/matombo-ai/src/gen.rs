@@ -39,20 +39,31 @@ pub(crate) fn children(pos: &Position, want_tokens: bool, out: &mut Vec<Child>) 
 
 /// [`children`] with scratch space kept by the caller (the search's inner loop).
 pub(crate) fn children_with(pos: &Position, want_tokens: bool, out: &mut Vec<Child>, scratch: &mut Bonuses) {
-    out.clear();
     if want_tokens {
-        expand(pos.begin_turn(), out, scratch);
+        out.clear();
+        expand(pos.begin_turn(), out, &mut scratch.cands);
     } else {
         sown_children(pos, out, scratch);
     }
 }
 
 /// The search's inner loop: each turn is sown once by the core, and only the bonus is
-/// chosen here.
+/// chosen here. The slots of `out` are overwritten in place (`clone_from` copies only the
+/// holes in use), then the list is cut to length.
 fn sown_children(pos: &Position, out: &mut Vec<Child>, scratch: &mut Bonuses) {
+    let mut len = 0;
     for_each_child(pos, scratch, &mut |child, captured| {
-        out.push(Child { pos: child.clone(), captured, token: None });
+        match out.get_mut(len) {
+            Some(slot) => {
+                slot.pos.clone_from(child);
+                slot.captured = captured;
+                slot.token = None;
+            }
+            None => out.push(Child { pos: child.clone(), captured, token: None }),
+        }
+        len += 1;
     });
+    out.truncate(len);
 }
 
 /// Calls `f` with every child of `pos` and the stones its turn captures, in the order of
@@ -61,33 +72,32 @@ pub(crate) fn for_each_child(pos: &Position, scratch: &mut Bonuses, f: &mut impl
     let n = pos.ruleset().size();
     let kind = pos.ruleset().kind();
     let opp = pos.side_to_move().opponent();
-    let Bonuses { takes, seen, .. } = scratch;
-    let (mut takes, mut seen) = (std::mem::take(takes), std::mem::take(seen));
+    let Bonuses { cands, takes, seen, child } = scratch;
     pos.for_each_sown(&mut |s| {
         if s.bonus() == 0 {
             return f(s.position(), s.captured());
         }
         seen.clear();
-        scratch.fill(s.position().track(opp), n, kind, s.bonus());
-        for c in 0..scratch.len() {
-            let cand = scratch.get(c);
+        cands.fill(s.position().track(opp), n, kind, s.bonus());
+        let child = child.get_or_insert_with(|| s.position().clone());
+        for c in 0..cands.len() {
+            let cand = cands.get(c);
             takes.clear();
             takes.extend(cand.iter().map(|&(i, k)| (Hole::from_track(opp, canonical_track(i, n), n), k)));
-            let child = s.with_bonus(&takes).expect("the policies take legal bonuses");
+            s.with_bonus_into(takes, child).expect("the policies take legal bonuses");
             // Different policies can reach the same position: keep it once.
             if seen.contains(&child.hash()) {
                 continue;
             }
             seen.push(child.hash());
             let taken: u32 = cand.iter().map(|&(_, k)| k as u32).sum();
-            f(&child, s.captured() + taken);
+            f(child, s.captured() + taken);
         }
     });
-    (scratch.takes, scratch.seen) = (takes, seen);
 }
 
 /// The same children through the checked choice-by-choice interface, with tokens.
-fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Bonuses) {
+fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Candidates) {
     match turn.phase() {
         Phase::Complete => {
             let token = turn.token();
@@ -155,18 +165,28 @@ pub enum BonusPolicy {
 pub(crate) const NSOLO_POLICIES: [BonusPolicy; 3] =
     [BonusPolicy::Mobility, BonusPolicy::Largest, BonusPolicy::Smallest];
 
-/// Candidate bonuses for one capture, each a list of (canonical index, stones) in
-/// canonical order; kept between calls so that the search's inner loop does not allocate.
+/// Scratch space of the search's inner loop, kept between calls so that it does not
+/// allocate: the bonus candidates, and the buffers that turn them into children.
 #[derive(Default)]
 pub(crate) struct Bonuses {
+    cands: Candidates,
+    takes: Vec<(Hole, u16)>,
+    /// Hashes of the children of one capture so far (policies can agree).
+    seen: Vec<u64>,
+    /// The child being built (set on first use).
+    child: Option<Position>,
+}
+
+/// Candidate bonuses for one capture, each a list of (canonical index, stones) in
+/// canonical order.
+#[derive(Default)]
+pub(crate) struct Candidates {
     flat: Vec<(usize, u16)>,
     ends: Vec<usize>,
     counts: Vec<u16>,
-    takes: Vec<(Hole, u16)>,
-    seen: Vec<u64>,
 }
 
-impl Bonuses {
+impl Candidates {
     fn len(&self) -> usize {
         self.ends.len()
     }

@@ -292,10 +292,14 @@ impl Position {
         let mut cands = [0usize; MAX_TRACK];
         let k = candidate_starts(self.track(mover), n, &mut cands);
         let mut seen = Vec::new();
-        for &t in &cands[..k] {
-            let mut child = self.clone();
+        // One child, reset before each start (`clone_from` copies the tracks alone).
+        let mut child = self.clone();
+        for (j, &t) in cands[..k].iter().enumerate() {
+            if j > 0 {
+                child.clone_from(self);
+            }
             let end = child.sow_own(t, |_, _, _| {});
-            self.sowings_after(end, child, &mut seen, f);
+            self.sowings_after(end, &mut child, &mut seen, f);
         }
     }
 
@@ -311,7 +315,7 @@ impl Position {
     fn sowings_after(
         &self,
         end: SowEnd,
-        mut child: Position,
+        child: &mut Position,
         seen: &mut Vec<(usize, u64, [u16; MAX_TRACK])>,
         f: &mut impl FnMut(&mut Position, u32, u16),
     ) {
@@ -322,7 +326,7 @@ impl Position {
             SowEnd::Empty(t) if t >= n => self.capture(t, child, f),
             SowEnd::Empty(_) => {
                 child.switch_side();
-                f(&mut child, 0, 0);
+                f(child, 0, 0);
             }
             SowEnd::Head(t) => {
                 let len = 2 * n;
@@ -333,25 +337,25 @@ impl Position {
                     let e = cont.sow_own(t, |_, _, _| {});
                     if e != SowEnd::Endless {
                         seen.push((t, child.hash, child.counts[s]));
-                        self.sowings_after(e, cont, seen, f);
+                        self.sowings_after(e, &mut cont, seen, f);
                         seen.pop();
                     }
                 }
                 // `continue` (+) sorts before `stop` (=) in the listing.
                 child.switch_side();
-                f(&mut child, 0, 0);
+                f(child, 0, 0);
             }
         }
     }
 
-    fn capture(&self, t: usize, mut child: Position, f: &mut impl FnMut(&mut Position, u32, u16)) {
+    fn capture(&self, t: usize, child: &mut Position, f: &mut impl FnMut(&mut Position, u32, u16)) {
         let n = self.ruleset.size();
         let opp = self.side.opponent();
         let facing = 3 * n - 1 - t;
         let k = child.counts[opp.index()][facing];
         child.switch_side();
         if k == 0 {
-            return f(&mut child, 0, 0);
+            return f(child, 0, 0);
         }
         child.set(opp, facing, 0);
         match self.ruleset.kind() {
@@ -360,11 +364,11 @@ impl Position {
                 let captured = k as u32 + child.counts[opp.index()][outer] as u32;
                 child.set(opp, outer, 0);
                 let bonus = if child.stones(opp) == 0 { 0 } else { self.ruleset.bonus() as u16 };
-                f(&mut child, captured, bonus)
+                f(child, captured, bonus)
             }
             GameKind::Nsolo => {
                 let bonus = (k as u32).min(child.stones(opp)) as u16;
-                f(&mut child, k as u32, bonus)
+                f(child, k as u32, bonus)
             }
         }
     }
@@ -652,35 +656,49 @@ impl Sown<'_> {
     /// });
     /// ```
     pub fn with_bonus(&self, takes: &[(Hole, u16)]) -> Result<Position, IllegalError> {
+        let mut child = self.pos.clone();
+        self.with_bonus_into(takes, &mut child)?;
+        Ok(child)
+    }
+
+    /// [`Sown::with_bonus`] written into `into`, a position kept by the caller (a search
+    /// reuses one instead of allocating a copy per bonus). On error `into` holds the
+    /// position before the bonus.
+    pub fn with_bonus_into(&self, takes: &[(Hole, u16)], into: &mut Position) -> Result<(), IllegalError> {
         let opp = self.pos.side;
         let n = self.pos.ruleset.size();
-        let fail = |reason: String| Err(IllegalError::Bonus(reason));
-        let mut child = self.pos.clone();
+        into.clone_from(self.pos);
         let mut total = 0u32;
-        for &(hole, k) in takes {
-            if hole.side != opp || hole.check(n).is_err() {
-                return fail(format!("{hole} is not a hole of the opponent"));
+        let checked = (|| {
+            for &(hole, k) in takes {
+                if hole.side != opp || hole.check(n).is_err() {
+                    return Err(format!("{hole} is not a hole of the opponent"));
+                }
+                let t = hole.track(n);
+                let c = into.counts[opp.index()][t];
+                if k == 0 || k > c {
+                    return Err(format!("{hole} holds {c} stones, cannot take {k}"));
+                }
+                if self.pos.ruleset.kind() == GameKind::Tsoro && k != c {
+                    return Err(format!("a Tsoro bonus empties {hole} whole ({c} stones), not {k}"));
+                }
+                into.set(opp, t, c - k);
+                total += k as u32;
             }
-            let t = hole.track(n);
-            let c = child.counts[opp.index()][t];
-            if k == 0 || k > c {
-                return fail(format!("{hole} holds {c} stones, cannot take {k}"));
+            match self.pos.ruleset.kind() {
+                GameKind::Tsoro if takes.len() > self.bonus as usize => {
+                    Err(format!("the bonus empties at most {} holes, not {}", self.bonus, takes.len()))
+                }
+                GameKind::Nsolo if total != self.bonus as u32 => {
+                    Err(format!("the bonus takes exactly {} stones, not {total}", self.bonus))
+                }
+                _ => Ok(()),
             }
-            if self.pos.ruleset.kind() == GameKind::Tsoro && k != c {
-                return fail(format!("a Tsoro bonus empties {hole} whole ({c} stones), not {k}"));
-            }
-            child.set(opp, t, c - k);
-            total += k as u32;
-        }
-        match self.pos.ruleset.kind() {
-            GameKind::Tsoro if takes.len() > self.bonus as usize => {
-                fail(format!("the bonus empties at most {} holes, not {}", self.bonus, takes.len()))
-            }
-            GameKind::Nsolo if total != self.bonus as u32 => {
-                fail(format!("the bonus takes exactly {} stones, not {total}", self.bonus))
-            }
-            _ => Ok(child),
-        }
+        })();
+        checked.map_err(|reason| {
+            into.clone_from(self.pos);
+            IllegalError::Bonus(reason)
+        })
     }
 }
 

@@ -68,12 +68,32 @@ const NORTH_TO_MOVE: u64 = splitmix(0x6e73_6f6c_6f21);
 /// assert_eq!(p.stones(Side::South), 30);
 /// assert_eq!(p.to_string(), "nsolo:8 2*8/0,2*7/2*7,0/2*8 S");
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub struct Position {
     pub(crate) ruleset: Ruleset,
+    /// Holes past a track (`2 * size` and on) always hold 0: [`Clone::clone_from`] relies on it.
     pub(crate) counts: [[u16; MAX_TRACK]; 2],
     pub(crate) side: Side,
     pub(crate) hash: u64,
+}
+
+impl Clone for Position {
+    fn clone(&self) -> Self {
+        Position { ruleset: self.ruleset, counts: self.counts, side: self.side, hash: self.hash }
+    }
+
+    /// Copies only the holes in use by either position (the rest are 0 in both): on small
+    /// boards most of the fixed-size array is unused, and searches copy positions often.
+    fn clone_from(&mut self, source: &Self) {
+        let len = 2 * self.ruleset.size().max(source.ruleset.size());
+        for (to, from) in self.counts.iter_mut().zip(&source.counts) {
+            to[..len].copy_from_slice(&from[..len]);
+        }
+        self.ruleset = source.ruleset;
+        self.side = source.side;
+        self.hash = source.hash;
+        debug_assert!(self.counts == source.counts);
+    }
 }
 
 impl core::hash::Hash for Position {

@@ -107,6 +107,13 @@ proptest! {
             // Illegal: a hole of the mover, too many stones, a partial Tsoro hole, a short Nsolo bonus.
             let own = Hole::from_track(opp.opponent(), 0, n);
             assert!(s.with_bonus(&[(own, 1)]).is_err());
+            // Written into a kept position, even one of another size, the result is the
+            // same; a refused bonus leaves the position before the bonus there.
+            let mut into = Position::start(if n == 36 { "tsoro:8" } else { "nsolo:36" }.parse().unwrap());
+            s.with_bonus_into(&takes, &mut into).expect("a legal bonus");
+            assert_eq!(&into, &child);
+            assert!(s.with_bonus_into(&[(own, 1)], &mut into).is_err());
+            assert_eq!(&into, s.position());
             if let Some(&(h, c)) = holes.first() {
                 assert!(s.with_bonus(&[(h, c + 1)]).is_err());
                 if tsoro && c > 1 {
@@ -123,6 +130,17 @@ proptest! {
         // Without the bonus sets, the sowings are the turns' distinct ways to sow.
         let distinct_sowings = pos.turns().map(|(t, _)| (t.start, t.marks.clone())).collect::<std::collections::HashSet<_>>().len();
         prop_assert_eq!(sowings, distinct_sowings as u128);
+    }
+
+    #[test]
+    fn clone_from_copies_whatever_the_sizes(a in any_position(), b in any_position()) {
+        let mut c = b.clone();
+        c.clone_from(&a);
+        prop_assert_eq!(&c, &a);
+        prop_assert_eq!(c.to_string(), a.to_string());
+        prop_assert_eq!(c.hash(), a.full_hash());
+        c.clone_from(&b);
+        prop_assert_eq!(&c, &b);
     }
 
     #[test]

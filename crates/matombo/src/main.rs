@@ -44,8 +44,23 @@ enum Command {
     Tune(cmd::tune::Args),
 }
 
+/// A closed pipe (`matombo perft tsoro:8 --divide 3 | head`) ends the program quietly, as
+/// it ends other Unix tools, instead of a panic in `println!`. The network commands keep
+/// Rust's default (the signal ignored), so that a dropped socket is an error, not an exit.
+#[cfg(unix)]
+fn end_quietly_on_closed_pipe() {
+    // SAFETY: sets one signal's disposition to the system default, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    #[cfg(unix)]
+    if !matches!(cli.command, Command::Serve(_) | Command::Loadtest(_)) {
+        end_quietly_on_closed_pipe();
+    }
     // Logs go to stderr so that stdout stays machine-readable.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

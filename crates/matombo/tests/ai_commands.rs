@@ -91,3 +91,23 @@ fn match_rejects_bad_specs() {
     let (ok, _, err) = matombo(&["match", "wizard", "random"]);
     assert!(!ok && err.contains("engine spec"), "{err}");
 }
+
+/// Output into a pipe that is already closed (`matombo analyse … | head -0`) ends the
+/// program quietly, without a panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
+        .args(["analyse", "tsoro:8", "--time", "300"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("matombo runs");
+    // Closed before the search ends, so that its first line meets a closed pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("matombo ends");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.status.success(), "the first line cannot have been written");
+}

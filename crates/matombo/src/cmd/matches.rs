@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig};
-use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
+use matombo_core::{Game, Outcome, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
@@ -278,7 +278,7 @@ fn play(args: &Args, index: usize) -> Played {
 }
 
 /// Results from the first engine's point of view.
-#[derive(Clone, Copy, Default, Debug, Serialize)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize)]
 pub struct Tally {
     /// Games the first engine won.
     pub wins: u32,
@@ -291,23 +291,44 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, p: &Played) {
-        match p.game.outcome() {
+    /// Counts one game whose first engine played `first_side` (no outcome: unfinished).
+    pub(crate) fn record(&mut self, outcome: Option<Outcome>, first_side: Side) {
+        match outcome {
             None => self.unfinished += 1,
             Some(o) => match o.winner {
                 None => self.draws += 1,
-                Some(w) if w == p.first_side => self.wins += 1,
+                Some(w) if w == first_side => self.wins += 1,
                 Some(_) => self.losses += 1,
             },
         }
     }
+
     fn finished(&self) -> u32 {
         self.wins + self.losses + self.draws
+    }
+
+    /// All games, unfinished ones included.
+    pub(crate) fn games(&self) -> u32 {
+        self.finished() + self.unfinished
+    }
+
+    /// Wins minus losses per game (unfinished ones included), in [-1, 1].
+    pub(crate) fn balance(&self) -> f64 {
+        match self.games() {
+            0 => 0.0,
+            n => (self.wins as f64 - self.losses as f64) / n as f64,
+        }
+    }
+
+    /// The same games with the unfinished ones counted as draws (`matombo tune` scores
+    /// them so; `match` leaves them out).
+    pub(crate) fn unfinished_as_draws(&self) -> Tally {
+        Tally { draws: self.draws + self.unfinished, unfinished: 0, ..*self }
     }
 }
 
 /// Score, Elo and its 95% interval, SPRT log-likelihood ratio.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct Stats {
     /// Points per finished game (win 1, draw ½).
     pub score: f64,
@@ -433,7 +454,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         drop(tx);
         for p in rx {
-            tally.add(&p);
+            tally.record(p.game.outcome(), p.first_side);
             bar.inc(1);
             bar.set_message(format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished));
             let i = p.index;

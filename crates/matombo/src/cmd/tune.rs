@@ -15,12 +15,12 @@ use std::sync::Mutex;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use matombo_ai::{Engine, Limits, Weights};
-use matombo_core::{Game, GameKind, Position, Ruleset, Side};
+use matombo_core::{Game, GameKind, Outcome, Position, Ruleset, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::matches::{elo_of, opening};
+use super::matches::{self, opening, Stats, Tally};
 
 /// Arguments of `matombo tune`.
 #[derive(clap::Args, Debug)]
@@ -223,15 +223,6 @@ fn perturbed(base: &Weights, params: &[&str], theta: &[f64], delta: &[f64], c: f
     w
 }
 
-/// The result of one game for the first weights: +1 win, −1 loss, 0 draw or turn cap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Result3 {
-    Win,
-    Loss,
-    Draw,
-    Unfinished,
-}
-
 /// Plays one game from `start`, the `first` weights on `first_side`.
 fn play_game(
     start: Position,
@@ -241,7 +232,7 @@ fn play_game(
     limits: Limits,
     max_turns: usize,
     seed: u64,
-) -> Result3 {
+) -> Option<Outcome> {
     let mut a = Engine::with_weights(seed, first);
     let mut b = Engine::with_weights(seed ^ 1, second);
     let stop = AtomicBool::new(false);
@@ -257,48 +248,7 @@ fn play_game(
             break;
         }
     }
-    match game.outcome() {
-        None => Result3::Unfinished,
-        Some(o) => match o.winner {
-            None => Result3::Draw,
-            Some(w) if w == first_side => Result3::Win,
-            Some(_) => Result3::Loss,
-        },
-    }
-}
-
-/// Wins, losses, draws and unfinished games of the first weights.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    /// Games won.
-    pub wins: u32,
-    /// Games lost.
-    pub losses: u32,
-    /// Draws (Nsolo repetitions).
-    pub draws: u32,
-    /// Games stopped at the turn cap (counted as draws in the score).
-    pub unfinished: u32,
-}
-
-impl Tally {
-    fn add(&mut self, r: Result3) {
-        match r {
-            Result3::Win => self.wins += 1,
-            Result3::Loss => self.losses += 1,
-            Result3::Draw => self.draws += 1,
-            Result3::Unfinished => self.unfinished += 1,
-        }
-    }
-    fn games(&self) -> u32 {
-        self.wins + self.losses + self.draws + self.unfinished
-    }
-    /// Wins minus losses per game, in [-1, 1].
-    fn balance(&self) -> f64 {
-        match self.games() {
-            0 => 0.0,
-            n => (self.wins as f64 - self.losses as f64) / n as f64,
-        }
-    }
+    game.outcome()
 }
 
 /// Plays `games` games (pairs from shared openings, colours swapped) between `first` and
@@ -329,7 +279,7 @@ fn play_games(
                 let side = if i % 2 == 0 { Side::South } else { Side::North };
                 let r = play_game(start, first, second, side, limits, args.max_turns, pair_seed ^ ((i as u64) << 1));
                 let mut t = tally.lock().expect("no panic while counting");
-                t.add(r);
+                t.record(r, side);
                 on_game(&t);
             });
         }
@@ -337,30 +287,10 @@ fn play_games(
     tally.into_inner().expect("no panic while counting")
 }
 
-/// Score, Elo and its 95% interval.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Stats {
-    /// Points per game (win 1, draw or turn cap ½).
-    pub score: f64,
-    /// Elo difference (first minus second).
-    pub elo: f64,
-    /// Low end of the 95% interval of the Elo difference.
-    pub elo_low: f64,
-    /// High end of the 95% interval.
-    pub elo_high: f64,
-}
-
-/// Score and Elo with a 95% interval (normal approximation of the mean score).
+/// Score, Elo and its 95% interval, the unfinished games counted as draws (SPSA needs
+/// a signal from every game).
 pub fn stats(t: &Tally) -> Option<Stats> {
-    let n = t.games() as f64;
-    if n == 0.0 {
-        return None;
-    }
-    let half = (t.draws + t.unfinished) as f64;
-    let s = (t.wins as f64 + 0.5 * half) / n;
-    let var = (t.wins as f64 * (1.0 - s).powi(2) + half * (0.5 - s).powi(2) + t.losses as f64 * s.powi(2)) / n;
-    let se = (var.max(0.02) / n).sqrt();
-    Some(Stats { score: s, elo: elo_of(s), elo_low: elo_of(s - 1.96 * se), elo_high: elo_of(s + 1.96 * se) })
+    matches::stats(&t.unfinished_as_draws())
 }
 
 /// Checks the arguments before anything runs; returns the per-turn limits.
@@ -610,6 +540,7 @@ fn validate(args: &Args, limits: Limits, cand: Weights, base: Weights) -> anyhow
 mod tests {
     use super::*;
     use clap::Parser;
+    use matombo_core::Termination;
 
     #[derive(Parser)]
     struct Cli {
@@ -712,8 +643,14 @@ mod tests {
     #[test]
     fn tallies_and_elo() {
         let mut t = Tally::default();
-        for r in [Result3::Win, Result3::Win, Result3::Win, Result3::Loss, Result3::Draw, Result3::Unfinished] {
-            t.add(r);
+        let won = |w| Some(Outcome { winner: Some(w), termination: Termination::NoLegalMove });
+        let drawn = Some(Outcome { winner: None, termination: Termination::Repetition });
+        for (r, side) in
+            [(won(Side::South), Side::South), (won(Side::North), Side::North), (won(Side::South), Side::South)]
+                .into_iter()
+                .chain([(won(Side::North), Side::South), (drawn, Side::North), (None, Side::South)])
+        {
+            t.record(r, side);
         }
         assert_eq!(t.balance(), 2.0 / 6.0);
         let s = stats(&t).unwrap();
