@@ -183,7 +183,10 @@ pub(crate) struct Bonuses {
 pub(crate) struct Candidates {
     flat: Vec<(usize, u16)>,
     ends: Vec<usize>,
+    /// Nsolo: the opponent's counts in canonical order, a policy's working copy and takes.
     counts: Vec<u16>,
+    work: Vec<u16>,
+    takes: Vec<u16>,
 }
 
 impl Candidates {
@@ -243,8 +246,8 @@ impl Candidates {
                 self.counts.clear();
                 self.counts.extend((0..2 * n).map(|i| track[canonical_track(i, n)]));
                 for p in NSOLO_POLICIES {
-                    let takes = nsolo_bonus(&self.counts, left as u32, p);
-                    self.flat.extend(takes.iter().enumerate().filter(|&(_, &t)| t > 0).map(|(i, &t)| (i, t)));
+                    nsolo_bonus(&self.counts, left as u32, p, &mut self.work, &mut self.takes);
+                    self.flat.extend(self.takes.iter().enumerate().filter(|&(_, &t)| t > 0).map(|(i, &t)| (i, t)));
                     self.ends.push(self.flat.len());
                 }
             }
@@ -252,44 +255,92 @@ impl Candidates {
     }
 }
 
-/// Stones to take per canonical hole under a policy; sums to `min(left, stones)`.
-pub(crate) fn nsolo_bonus(counts: &[u16], left: u32, policy: BonusPolicy) -> Vec<u16> {
-    let mut c = counts.to_vec();
-    let mut takes = vec![0u16; counts.len()];
+/// Stones to take per canonical hole under a policy, written into `takes` (as long as
+/// `counts`); they sum to `min(left, stones)`. `work` is scratch space: this runs at every
+/// Nsolo capture in the search, so it neither allocates nor scans more than it must.
+pub(crate) fn nsolo_bonus(counts: &[u16], left: u32, policy: BonusPolicy, work: &mut Vec<u16>, takes: &mut Vec<u16>) {
+    work.clear();
+    work.extend_from_slice(counts);
+    takes.clear();
+    takes.resize(counts.len(), 0);
+    // The fullest hole, the first of equals (stones remain).
+    let largest = |c: &[u16]| (1..c.len()).fold(0, |b, i| if c[i] > c[b] { i } else { b });
     let total: u32 = counts.iter().map(|&x| x as u32).sum();
     for _ in 0..left.min(total) {
-        let pick = match policy {
-            BonusPolicy::Largest => (0..c.len()).filter(|&i| c[i] > 0).max_by_key(|&i| (c[i], std::cmp::Reverse(i))),
-            BonusPolicy::Smallest => (0..c.len()).filter(|&i| c[i] > 0).min_by_key(|&i| (c[i], i)),
-            BonusPolicy::Mobility => (0..c.len())
-                .find(|&i| c[i] == 2)
-                .or_else(|| (0..c.len()).filter(|&i| c[i] > 0).max_by_key(|&i| (c[i], std::cmp::Reverse(i)))),
+        let i = match policy {
+            BonusPolicy::Largest => largest(work),
+            // The emptiest non-empty hole, the first of equals.
+            BonusPolicy::Smallest => (0..work.len()).fold(usize::MAX, |b, i| {
+                if work[i] > 0 && (b == usize::MAX || work[i] < work[b]) {
+                    i
+                } else {
+                    b
+                }
+            }),
+            BonusPolicy::Mobility => work.iter().position(|&c| c == 2).unwrap_or_else(|| largest(work)),
         };
-        let i = pick.expect("stones remain");
-        c[i] -= 1;
+        work[i] -= 1;
         takes[i] += 1;
     }
-    takes
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn nsolo_takes(counts: &[u16], left: u32, p: BonusPolicy) -> Vec<u16> {
+        let (mut work, mut takes) = (Vec::new(), Vec::new());
+        nsolo_bonus(counts, left, p, &mut work, &mut takes);
+        takes
+    }
+
     #[test]
     fn nsolo_policies_take_exactly_left() {
         let counts = [2u16, 0, 5, 1, 2, 3];
         for p in NSOLO_POLICIES {
             for left in 0..15 {
-                let t = nsolo_bonus(&counts, left, p);
+                let t = nsolo_takes(&counts, left, p);
                 let sum: u32 = t.iter().map(|&x| x as u32).sum();
                 assert_eq!(sum, left.min(13), "{p:?} {left}");
                 assert!(t.iter().zip(&counts).all(|(a, b)| a <= b));
             }
         }
-        assert_eq!(nsolo_bonus(&counts, 2, BonusPolicy::Mobility), vec![1, 0, 0, 0, 1, 0]);
-        assert_eq!(nsolo_bonus(&counts, 2, BonusPolicy::Largest), vec![0, 0, 2, 0, 0, 0]);
-        assert_eq!(nsolo_bonus(&counts, 2, BonusPolicy::Smallest), vec![1, 0, 0, 1, 0, 0]);
+        assert_eq!(nsolo_takes(&counts, 2, BonusPolicy::Mobility), vec![1, 0, 0, 0, 1, 0]);
+        assert_eq!(nsolo_takes(&counts, 2, BonusPolicy::Largest), vec![0, 0, 2, 0, 0, 0]);
+        assert_eq!(nsolo_takes(&counts, 2, BonusPolicy::Smallest), vec![1, 0, 0, 1, 0, 0]);
+    }
+
+    /// Each policy by its plain definition: one stone at a time from the hole it names.
+    fn plain_takes(counts: &[u16], left: u32, policy: BonusPolicy) -> Vec<u16> {
+        let mut c = counts.to_vec();
+        let mut takes = vec![0u16; counts.len()];
+        let total: u32 = counts.iter().map(|&x| x as u32).sum();
+        for _ in 0..left.min(total) {
+            let largest = |c: &[u16]| (0..c.len()).filter(|&i| c[i] > 0).max_by_key(|&i| (c[i], std::cmp::Reverse(i)));
+            let pick = match policy {
+                BonusPolicy::Largest => largest(&c),
+                BonusPolicy::Smallest => (0..c.len()).filter(|&i| c[i] > 0).min_by_key(|&i| (c[i], i)),
+                BonusPolicy::Mobility => (0..c.len()).find(|&i| c[i] == 2).or_else(|| largest(&c)),
+            };
+            let i = pick.expect("stones remain");
+            c[i] -= 1;
+            takes[i] += 1;
+        }
+        takes
+    }
+
+    #[test]
+    fn nsolo_policies_keep_their_definition() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+        for _ in 0..3000 {
+            let len = rng.random_range(1..=72);
+            let counts: Vec<u16> = (0..len).map(|_| rng.random_range(0..6)).collect();
+            let left = rng.random_range(0..25);
+            for p in NSOLO_POLICIES {
+                assert_eq!(nsolo_takes(&counts, left, p), plain_takes(&counts, left, p), "{p:?} {counts:?} {left}");
+            }
+        }
     }
 
     #[test]
