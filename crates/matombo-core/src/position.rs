@@ -137,6 +137,10 @@ impl Position {
     }
 
     pub(crate) fn from_parts(ruleset: Ruleset, counts: [[u16; MAX_TRACK]; 2], side: Side) -> Position {
+        debug_assert!(
+            counts.iter().all(|s| s[2 * ruleset.size()..].iter().all(|&c| c == 0)),
+            "holes past the track hold 0"
+        );
         let mut p = Position { ruleset, counts, side, hash: 0 };
         p.hash = p.full_hash();
         p
