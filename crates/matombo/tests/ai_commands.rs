@@ -71,6 +71,8 @@ fn match_reports_and_records_every_game() {
     let records: Vec<Record> =
         text.split("\n\n\n").filter(|s| !s.trim().is_empty()).map(|s| s.parse().unwrap()).collect();
     assert_eq!(records.len(), 6);
+    let rounds: Vec<String> = records.iter().map(|r| r.tag("Round").unwrap().to_string()).collect();
+    assert_eq!(rounds, ["1", "2", "3", "4", "5", "6"]);
     for pair in records.chunks(2) {
         assert_eq!(pair[0].tag("South"), pair[1].tag("North"));
         assert_eq!(pair[0].game.start(), pair[1].game.start());
@@ -83,6 +85,37 @@ fn match_reports_and_records_every_game() {
         })
         .count();
     assert_eq!(wins_recorded as u64, v["wins"].as_u64().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Records are written as the games end: a match stopped half-way keeps what it played.
+#[test]
+fn an_interrupted_match_keeps_its_records() {
+    let dir = std::env::temp_dir().join(format!("matombo-stopped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("games.pgn");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
+        .args(["match", "depth=3", "greedy", "--ruleset", "nsolo:8", "--games", "100000", "--records"])
+        .arg(&file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("matombo runs");
+    // A record is complete once the blank lines that end it are written.
+    let complete = |text: &str| text.matches("\n\n\n").count();
+    let started = std::time::Instant::now();
+    while complete(&std::fs::read_to_string(&file).unwrap_or_default()) < 3 {
+        assert!(started.elapsed().as_secs() < 60, "no records written after a minute");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let records: Vec<Record> = text.split("\n\n\n").take(complete(&text)).map(|s| s.parse().unwrap()).collect();
+    assert!(records.len() >= 3 && records.len() < 100000);
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r.tag("Round"), Some((i + 1).to_string().as_str()));
+        assert!(r.game.is_over() || r.tag("Termination") == Some("turn limit"));
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -416,6 +416,25 @@ fn today() -> String {
     matombo_core::date_tag(secs as i64)
 }
 
+/// Appends one game to the records file, flushed so that it survives an interruption.
+fn write_record(f: &mut impl Write, args: &Args, p: &Played, date: &str) -> anyhow::Result<()> {
+    let (south, north) = if p.first_side == Side::South {
+        (args.first.to_string(), args.second.to_string())
+    } else {
+        (args.second.to_string(), args.first.to_string())
+    };
+    let mut r = Record::new(p.game.clone());
+    r.set_tag("South", &south);
+    r.set_tag("North", &north);
+    r.set_tag("Date", date);
+    r.set_tag("Round", &(p.index + 1).to_string());
+    if p.game.outcome().is_none() {
+        r.set_tag("Termination", "turn limit");
+    }
+    writeln!(f, "{r}\n").context("writing records")?;
+    f.flush().context("writing records")
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
@@ -441,7 +460,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (tx, rx) = mpsc::channel::<Played>();
     let mut played: Vec<Option<Played>> = (0..games).map(|_| None).collect();
     let mut tally = Tally::default();
-    std::thread::scope(|scope| {
+    let date = today();
+    // Records are written as soon as every game before them has ended (threads finish out
+    // of order), so that an interrupted match keeps the games it played.
+    let mut written = 0;
+    std::thread::scope(|scope| -> anyhow::Result<()> {
         for _ in 0..args.threads.min(games) {
             let tx = tx.clone();
             let (next, args) = (&next, &args);
@@ -455,33 +478,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         drop(tx);
         for p in rx {
             tally.record(p.game.outcome(), p.first_side);
+            let score = format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished);
+            tracing::info!("game {} of {games} ended; {} so far {score}", p.index + 1, args.first);
             bar.inc(1);
-            bar.set_message(format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished));
+            bar.set_message(score);
             let i = p.index;
             played[i] = Some(p);
-        }
-    });
-    bar.finish_and_clear();
-    if let Some(f) = out_file.as_mut() {
-        let date = today();
-        for p in played.iter().flatten() {
-            let (south, north) = if p.first_side == Side::South {
-                (args.first.to_string(), args.second.to_string())
-            } else {
-                (args.second.to_string(), args.first.to_string())
-            };
-            let mut r = Record::new(p.game.clone());
-            r.set_tag("South", &south);
-            r.set_tag("North", &north);
-            r.set_tag("Date", &date);
-            r.set_tag("Round", &(p.index + 1).to_string());
-            if p.game.outcome().is_none() {
-                r.set_tag("Termination", "turn limit");
+            while let Some(Some(p)) = played.get(written) {
+                if let Some(f) = out_file.as_mut() {
+                    write_record(f, &args, p, &date)?;
+                }
+                written += 1;
             }
-            writeln!(f, "{r}\n").context("writing records")?;
         }
-        f.flush().context("writing records")?;
-    }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
     let st = stats(&tally);
     let sp = args.sprt.map(|(a, b)| sprt(&tally, a, b));
     if args.json {
