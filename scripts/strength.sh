@@ -10,8 +10,10 @@
 #
 # Settings (environment): GAMES (200), THREADS (number of cores), RULESETS (tsoro:8
 # tsoro:21 nsolo:8 nsolo:36), PAIRS (first:second specs, see `matombo match --help`),
-# OUT (strength-results), BIN (a built matombo; default: build it). Timed levels lose strength when cores are shared: run it on an
-# otherwise idle machine with THREADS no larger than the number of cores.
+# OUT (strength-results), BALANCED (150: `--balanced` tolerance of the openings, empty for
+# plain random openings), BIN (a built matombo; default: build it). Timed levels lose
+# strength when cores are shared: run it on an otherwise idle machine with THREADS no
+# larger than the number of cores.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -20,6 +22,9 @@ THREADS=${THREADS:-$(nproc)}
 RULESETS=${RULESETS:-"tsoro:8 tsoro:21 nsolo:8 nsolo:36"}
 PAIRS=${PAIRS:-"hard:greedy hard:random easy:beginner medium:easy hard:medium max:hard max,time=6000:max"}
 OUT=${OUT:-strength-results}
+BALANCED=${BALANCED-150}
+balance=()
+if [ -n "$BALANCED" ]; then balance=(--balanced "$BALANCED"); fi
 
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
@@ -40,7 +45,7 @@ for ruleset in $RULESETS; do
     second=${pair#*:}
     name="${ruleset/:/-}_${first//[,=]/-}_vs_${second//[,=]/-}"
     "$bin" match "$first" "$second" --ruleset "$ruleset" --games "$GAMES" --threads "$THREADS" \
-      --records "$OUT/$name.pgn" --json >"$OUT/$name.json"
+      "${balance[@]}" --records "$OUT/$name.pgn" --json >"$OUT/$name.json"
     j="$OUT/$name.json"
     score=$(field score "$j")
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.1f%% | %+.0f (%+.0f .. %+.0f) |\n' \

@@ -665,40 +665,43 @@ impl Sown<'_> {
     /// reuses one instead of allocating a copy per bonus). On error `into` holds the
     /// position before the bonus.
     pub fn with_bonus_into(&self, takes: &[(Hole, u16)], into: &mut Position) -> Result<(), IllegalError> {
-        let opp = self.pos.side;
-        let n = self.pos.ruleset.size();
         into.clone_from(self.pos);
-        let mut total = 0u32;
-        let checked = (|| {
-            for &(hole, k) in takes {
-                if hole.side != opp || hole.check(n).is_err() {
-                    return Err(format!("{hole} is not a hole of the opponent"));
-                }
-                let t = hole.track(n);
-                let c = into.counts[opp.index()][t];
-                if k == 0 || k > c {
-                    return Err(format!("{hole} holds {c} stones, cannot take {k}"));
-                }
-                if self.pos.ruleset.kind() == GameKind::Tsoro && k != c {
-                    return Err(format!("a Tsoro bonus empties {hole} whole ({c} stones), not {k}"));
-                }
-                into.set(opp, t, c - k);
-                total += k as u32;
-            }
-            match self.pos.ruleset.kind() {
-                GameKind::Tsoro if takes.len() > self.bonus as usize => {
-                    Err(format!("the bonus empties at most {} holes, not {}", self.bonus, takes.len()))
-                }
-                GameKind::Nsolo if total != self.bonus as u32 => {
-                    Err(format!("the bonus takes exactly {} stones, not {total}", self.bonus))
-                }
-                _ => Ok(()),
-            }
-        })();
-        checked.map_err(|reason| {
+        self.take_bonus(takes, into).map_err(|reason| {
             into.clone_from(self.pos);
             IllegalError::Bonus(reason)
         })
+    }
+
+    /// Takes `takes` from `into` (a copy of the sown position), checking each take and the
+    /// total; on a refusal `into` is left part-taken for the caller to restore.
+    fn take_bonus(&self, takes: &[(Hole, u16)], into: &mut Position) -> Result<(), String> {
+        let opp = self.pos.side;
+        let n = self.pos.ruleset.size();
+        let mut total = 0u32;
+        for &(hole, k) in takes {
+            if hole.side != opp || hole.check(n).is_err() {
+                return Err(format!("{hole} is not a hole of the opponent"));
+            }
+            let t = hole.track(n);
+            let c = into.counts[opp.index()][t];
+            if k == 0 || k > c {
+                return Err(format!("{hole} holds {c} stones, cannot take {k}"));
+            }
+            if self.pos.ruleset.kind() == GameKind::Tsoro && k != c {
+                return Err(format!("a Tsoro bonus empties {hole} whole ({c} stones), not {k}"));
+            }
+            into.set(opp, t, c - k);
+            total += k as u32;
+        }
+        match self.pos.ruleset.kind() {
+            GameKind::Tsoro if takes.len() > self.bonus as usize => {
+                Err(format!("the bonus empties at most {} holes, not {}", self.bonus, takes.len()))
+            }
+            GameKind::Nsolo if total != self.bonus as u32 => {
+                Err(format!("the bonus takes exactly {} stones, not {total}", self.bonus))
+            }
+            _ => Ok(()),
+        }
     }
 }
 

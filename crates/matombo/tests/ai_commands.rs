@@ -144,3 +144,78 @@ fn a_closed_pipe_ends_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(!out.status.success(), "the first line cannot have been written");
 }
+
+/// The start positions of a records file, one per game.
+fn record_starts(text: &str) -> Vec<String> {
+    text.split("\n\n\n")
+        .filter(|g| !g.trim().is_empty())
+        .map(|g| g.parse::<Record>().expect("a legal record").game.start().to_string())
+        .collect()
+}
+
+fn balance_score(pos: &str, nodes: &str) -> i64 {
+    let (ok, out, err) = matombo(&["analyse", pos, "--nodes", nodes, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["lines"][0]["score"].as_i64().unwrap()
+}
+
+/// `--balanced CP` keeps only openings that `analyse` at the same node budget scores within
+/// ±CP; without it, the same seed gives openings outside (so the filter is doing work).
+#[test]
+fn balanced_openings_score_near_even() {
+    let dir = std::env::temp_dir().join(format!("matombo-balanced-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let file = dir.join(name);
+        let f = file.to_str().unwrap();
+        let mut args =
+            vec!["match", "greedy", "random", "--ruleset", "nsolo:8", "--games", "12", "--records", f, "--json"];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = matombo(&args);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v, record_starts(&std::fs::read_to_string(&file).unwrap()))
+    };
+    let (v, balanced) = run("balanced.pgn", &["--balanced", "60", "--balance-nodes", "20000"]);
+    assert_eq!((v["balanced"].as_u64(), v["balance_nodes"].as_u64()), (Some(60), Some(20000)));
+    assert_eq!(balanced.len(), 12);
+    for pair in balanced.chunks(2) {
+        assert_eq!(pair[0], pair[1], "both games of a pair start alike");
+        let score = balance_score(&pair[0], "20000");
+        assert!(score.abs() <= 60, "{} scores {score}", pair[0]);
+    }
+    let (v, plain) = run("plain.pgn", &[]);
+    assert!(v["balanced"].is_null());
+    let outside = plain.iter().step_by(2).filter(|p| balance_score(p, "20000").abs() > 60).count();
+    assert!(outside > 0, "every random opening was balanced: the test shows nothing");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A tolerance no opening can meet is a clear error, and no records file is left.
+#[test]
+fn balanced_openings_that_cannot_be_found_are_an_error() {
+    // With no random turns the only opening is the start, whose score is known.
+    let start = balance_score("nsolo:8", "20000");
+    assert_ne!(start, 0, "the start must score off even for this test");
+    let within = (start.abs() - 1).to_string();
+    let file = std::env::temp_dir().join(format!("matombo-unbalanced-{}.pgn", std::process::id()));
+    let f = file.to_str().unwrap();
+    let (ok, _, err) = matombo(&[
+        "match",
+        "random",
+        "random",
+        "--ruleset",
+        "nsolo:8",
+        "--opening-turns",
+        "0",
+        "--balanced",
+        &within,
+        "--balance-nodes",
+        "20000",
+        "--records",
+        f,
+    ]);
+    assert!(!ok && err.contains("no opening") && err.contains("--balanced"), "{err}");
+    assert!(!file.exists(), "a failed match leaves no records file");
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig};
+use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, MATE_BOUND};
 use matombo_core::{Game, Outcome, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -28,10 +28,15 @@ time=1000, the hard level's budget) and tuning options `c=X` (exploration), `pla
 
 Every opening (a few random turns from the start position) is played twice with colours
 swapped. Games reaching --max-turns are unfinished (`*`) and left out of the score.
+With --balanced CP, an opening is kept only if a search scores it within ±CP (the score
+`matombo analyse POS --nodes N` prints, N = --balance-nodes) and proves no forced win:
+an opening already decided splits its pair 1-1 whoever plays it, and tells nothing about
+the engines.
 
 Examples:
   matombo match hard greedy --ruleset tsoro:8 --games 200 --threads 2 --records hard-greedy.pgn
   matombo match time=100 time=50 --ruleset nsolo:8 --games 100 --sprt 0,50 --json
+  matombo match max hard --ruleset tsoro:8 --games 200 --threads 2 --balanced 150
   matombo match mcts,time=100 time=100 --ruleset nsolo:36 --games 40 --json")]
 pub struct Args {
     /// First engine (the one the score is for).
@@ -50,6 +55,13 @@ pub struct Args {
     /// Random turns played from the start position to make each opening.
     #[arg(long, default_value_t = 4)]
     pub opening_turns: u32,
+    /// Keep only balanced openings: a search of --balance-nodes nodes must score the
+    /// opening within ±CP hundredths of a stone and find no forced win for either side.
+    #[arg(long, value_name = "CP")]
+    pub balanced: Option<u32>,
+    /// Node budget of the search that judges an opening's balance (with --balanced).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub balance_nodes: u64,
     /// Turn cap: a game still going after this many turns is unfinished.
     #[arg(long, default_value_t = 400)]
     pub max_turns: usize,
@@ -225,25 +237,100 @@ impl Player {
     }
 }
 
-/// The opening of pair `pair`: `turns` random turns from the start, never a finished game.
+/// `turns` random turns from the start; `None` if they end the game.
+fn random_opening(ruleset: Ruleset, turns: u32, seed: u64) -> Option<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = Game::new(Position::start(ruleset));
+    for _ in 0..turns {
+        if game.is_over() {
+            return None;
+        }
+        let t = random_turn(game.position(), &mut rng).expect("a game not over has a turn");
+        game.play(&t).expect("random turns are legal");
+    }
+    (!game.is_over()).then(|| game.position().clone())
+}
+
 /// An opening: `turns` random turns from the start, never a finished game; `seed_of`
 /// gives the random seed of each attempt (also used by `matombo tune`).
 pub(crate) fn opening(ruleset: Ruleset, turns: u32, seed_of: impl Fn(u64) -> u64) -> Position {
-    for attempt in 0..1000u64 {
-        let mut rng = SmallRng::seed_from_u64(seed_of(attempt));
-        let mut game = Game::new(Position::start(ruleset));
-        for _ in 0..turns {
-            if game.is_over() {
-                break;
-            }
-            let t = random_turn(game.position(), &mut rng).expect("a game not over has a turn");
-            game.play(&t).expect("random turns are legal");
-        }
-        if !game.is_over() {
-            return game.position().clone();
+    (0..1000u64)
+        .find_map(|attempt| random_opening(ruleset, turns, seed_of(attempt)))
+        .unwrap_or_else(|| Position::start(ruleset))
+}
+
+/// Random openings tried for one balanced opening before giving up.
+const BALANCE_TRIES: u64 = 200;
+
+/// The score of `pos` for the side to move by a search of `nodes` nodes: the one
+/// `matombo analyse POS --nodes N` reports (same seed, fresh engine).
+fn balance_score(pos: &Position, nodes: u64) -> Option<i32> {
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    Engine::new(1).search(pos, limits, &AtomicBool::new(false)).map(|r| r.score)
+}
+
+/// A balanced opening: the first random opening (attempts by `seed_of`) whose search
+/// score is within ±`within` and not a proven result.
+fn balanced_opening(
+    ruleset: Ruleset,
+    turns: u32,
+    within: u32,
+    nodes: u64,
+    seed_of: impl Fn(u64) -> u64,
+) -> anyhow::Result<Position> {
+    for attempt in 0..BALANCE_TRIES {
+        let Some(pos) = random_opening(ruleset, turns, seed_of(attempt)) else { continue };
+        let Some(score) = balance_score(&pos, nodes) else { continue };
+        if score.unsigned_abs() <= within && score.abs() <= MATE_BOUND {
+            return Ok(pos);
         }
     }
-    Position::start(ruleset)
+    anyhow::bail!(
+        "no opening of {turns} random turns on {ruleset} scored within ±{within} in {BALANCE_TRIES} tries \
+         ({nodes} nodes each); allow more with a larger --balanced, or change --opening-turns"
+    )
+}
+
+/// The opening of every pair, in order; balanced ones are searched on `args.threads`
+/// threads with a progress bar.
+fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
+    let seed_of =
+        |pair: u64| move |attempt: u64| args.seed.wrapping_mul(0x9e37_79b9).wrapping_add(pair << 16 | attempt);
+    let Some(within) = args.balanced else {
+        return Ok((0..pairs as u64).map(|p| opening(args.ruleset, args.opening_turns, seed_of(p))).collect());
+    };
+    let bar = progress(pairs, "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]");
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    let mut found: Vec<Option<Position>> = vec![None; pairs];
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for _ in 0..args.threads.min(pairs) {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || loop {
+                let p = next.fetch_add(1, Ordering::Relaxed);
+                if p >= pairs {
+                    break;
+                }
+                let r =
+                    balanced_opening(args.ruleset, args.opening_turns, within, args.balance_nodes, seed_of(p as u64));
+                // After a failure the other threads stop taking pairs.
+                if r.is_err() {
+                    next.store(pairs, Ordering::Relaxed);
+                }
+                if tx.send((p, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (p, r) in rx {
+            found[p] = Some(r?);
+            bar.inc(1);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(found.into_iter().map(|p| p.expect("every pair searched")).collect())
 }
 
 /// One finished (or capped) game.
@@ -254,16 +341,12 @@ struct Played {
     first_side: Side,
 }
 
-fn play(args: &Args, index: usize) -> Played {
-    let pair = (index / 2) as u64;
-    let start = opening(args.ruleset, args.opening_turns, |attempt| {
-        args.seed.wrapping_mul(0x9e37_79b9).wrapping_add(pair << 16 | attempt)
-    });
+fn play(args: &Args, start: &Position, index: usize) -> Played {
     let first_side = if index % 2 == 0 { Side::South } else { Side::North };
     let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(index as u64 * 2);
     let mut first = Player::new(&args.first, seed);
     let mut second = Player::new(&args.second, seed + 1);
-    let mut game = Game::new(start);
+    let mut game = Game::new(start.clone());
     while !game.is_over() && game.moves().len() < args.max_turns {
         let mover = game.position().side_to_move();
         let player = if mover == first_side { &mut first } else { &mut second };
@@ -435,27 +518,30 @@ fn write_record(f: &mut impl Write, args: &Args, p: &Played, date: &str) -> anyh
     f.flush().context("writing records")
 }
 
+/// A progress bar of `len` steps, hidden when stdout is not a terminal.
+fn progress(len: usize, template: &str) -> ProgressBar {
+    if !std::io::stdout().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(len as u64);
+    b.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    b
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
     anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
     let games = args.games.div_ceil(2) * 2;
+    // Before the records file is created: a failure here leaves nothing behind.
+    let starts = openings(&args, games / 2)?;
     let mut out_file = match &args.records {
         Some(p) => Some(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
         )),
         None => None,
     };
-    let bar = if std::io::stdout().is_terminal() {
-        let b = ProgressBar::new(games as u64);
-        b.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]")
-                .expect("valid template"),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress(games, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Played>();
     let mut played: Vec<Option<Played>> = (0..games).map(|_| None).collect();
@@ -467,10 +553,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for _ in 0..args.threads.min(games) {
             let tx = tx.clone();
-            let (next, args) = (&next, &args);
+            let (next, args, starts) = (&next, &args, &starts);
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= games || tx.send(play(args, i)).is_err() {
+                if i >= games || tx.send(play(args, &starts[i / 2], i)).is_err() {
                     break;
                 }
             });
@@ -503,6 +589,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             second: String,
             ruleset: String,
             games: usize,
+            opening_turns: u32,
+            /// The balance tolerance and its search's nodes, with --balanced.
+            balanced: Option<u32>,
+            balance_nodes: Option<u64>,
             #[serde(flatten)]
             tally: Tally,
             stats: Option<Stats>,
@@ -514,6 +604,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             second: args.second.to_string(),
             ruleset: args.ruleset.to_string(),
             games,
+            opening_turns: args.opening_turns,
+            balanced: args.balanced,
+            balance_nodes: args.balanced.map(|_| args.balance_nodes),
             tally,
             stats: st,
             sprt: sp,
@@ -522,7 +615,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!("{} vs {} on {}, {} games", args.first, args.second, args.ruleset, games);
+    print!("{} vs {} on {}, {} games", args.first, args.second, args.ruleset, games);
+    match args.balanced {
+        Some(cp) => println!(" from balanced openings (±{cp} at {} nodes)", args.balance_nodes),
+        None => println!(),
+    }
     println!("wins {}  losses {}  draws {}  unfinished {}", tally.wins, tally.losses, tally.draws, tally.unfinished);
     match st {
         Some(s) => println!(
