@@ -161,7 +161,8 @@ fn balance_score(pos: &str, nodes: &str) -> i64 {
 }
 
 /// `--balanced CP` keeps only openings that `analyse` at the same node budget scores within
-/// ±CP; without it, the same seed gives openings outside (so the filter is doing work).
+/// ±CP, the same ones on any number of threads; without it, the same seed gives openings
+/// outside (so the filter is doing work).
 #[test]
 fn balanced_openings_score_near_even() {
     let dir = std::env::temp_dir().join(format!("matombo-balanced-{}", std::process::id()));
@@ -185,6 +186,9 @@ fn balanced_openings_score_near_even() {
         let score = balance_score(&pair[0], "20000");
         assert!(score.abs() <= 60, "{} scores {score}", pair[0]);
     }
+    // The same openings whatever the number of threads that search them.
+    let (_, threaded) = run("threaded.pgn", &["--balanced", "60", "--balance-nodes", "20000", "--threads", "3"]);
+    assert_eq!(threaded, balanced);
     let (v, plain) = run("plain.pgn", &[]);
     assert!(v["balanced"].is_null());
     let outside = plain.iter().step_by(2).filter(|p| balance_score(p, "20000").abs() > 60).count();
