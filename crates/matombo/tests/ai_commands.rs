@@ -222,4 +222,7 @@ fn balanced_openings_that_cannot_be_found_are_an_error() {
     ]);
     assert!(!ok && err.contains("no opening") && err.contains("--balanced"), "{err}");
     assert!(!file.exists(), "a failed match leaves no records file");
+    // A balance budget alone would be ignored: it is refused instead.
+    let (ok, _, err) = matombo(&["match", "random", "random", "--balance-nodes", "5000"]);
+    assert!(!ok && err.contains("--balanced"), "{err}");
 }

@@ -60,7 +60,8 @@ pub struct Args {
     #[arg(long, value_name = "CP")]
     pub balanced: Option<u32>,
     /// Node budget of the search that judges an opening's balance (with --balanced).
-    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, requires = "balanced",
+        value_parser = clap::value_parser!(u64).range(1..))]
     pub balance_nodes: u64,
     /// Turn cap: a game still going after this many turns is unfinished.
     #[arg(long, default_value_t = 400)]
