@@ -110,7 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         tracing::warn!("this is a debug build; measure with `cargo run --release -- bench`");
     }
-    let bar = super::perft::progress(rulesets.len() as u64);
+    let bar = super::progress(rulesets.len() as u64, super::perft::PROGRESS);
     let mut rows = Vec::new();
     for r in rulesets {
         bar.set_message(r.to_string());

@@ -64,16 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let live = Arc::new(Live::default());
     let total = args.duration + args.ramp;
-    let bar = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        let b = indicatif::ProgressBar::new((total * 10.0) as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {elapsed}/{duration} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = super::progress((total * 10.0) as u64, "{bar:30} {elapsed}/{duration} {msg}");
     let report = rt.block_on(async {
         let watcher = {
             let live = live.clone();

@@ -1,14 +1,12 @@
 //! `matombo match`: two engines play colour-swapped pairs of games; score, Elo, SPRT.
 
 use std::fmt;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, MATE_BOUND};
 use matombo_core::{Game, Outcome, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
@@ -300,36 +298,18 @@ fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
     let Some(within) = args.balanced else {
         return Ok((0..pairs as u64).map(|p| opening(args.ruleset, args.opening_turns, seed_of(p))).collect());
     };
-    let bar = progress(pairs, "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]");
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel();
+    let bar = super::progress(pairs as u64, "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]");
     let mut found: Vec<Option<Position>> = vec![None; pairs];
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..args.threads.min(pairs) {
-            let (tx, next) = (tx.clone(), &next);
-            scope.spawn(move || loop {
-                let p = next.fetch_add(1, Ordering::Relaxed);
-                if p >= pairs {
-                    break;
-                }
-                let r =
-                    balanced_opening(args.ruleset, args.opening_turns, within, args.balance_nodes, seed_of(p as u64));
-                // After a failure the other threads stop taking pairs.
-                if r.is_err() {
-                    next.store(pairs, Ordering::Relaxed);
-                }
-                if tx.send((p, r)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        for (p, r) in rx {
+    super::parallel(
+        pairs,
+        args.threads,
+        |p| balanced_opening(args.ruleset, args.opening_turns, within, args.balance_nodes, seed_of(p as u64)),
+        |p, r| {
             found[p] = Some(r?);
             bar.inc(1);
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     bar.finish_and_clear();
     Ok(found.into_iter().map(|p| p.expect("every pair searched")).collect())
 }
@@ -519,16 +499,6 @@ fn write_record(f: &mut impl Write, args: &Args, p: &Played, date: &str) -> anyh
     f.flush().context("writing records")
 }
 
-/// A progress bar of `len` steps, hidden when stdout is not a terminal.
-fn progress(len: usize, template: &str) -> ProgressBar {
-    if !std::io::stdout().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let b = ProgressBar::new(len as u64);
-    b.set_style(ProgressStyle::with_template(template).expect("valid template"));
-    b
-}
-
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
@@ -542,34 +512,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )),
         None => None,
     };
-    let bar = progress(games, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Played>();
+    let bar = super::progress(games as u64, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
     let mut played: Vec<Option<Played>> = (0..games).map(|_| None).collect();
     let mut tally = Tally::default();
     let date = today();
     // Records are written as soon as every game before them has ended (threads finish out
     // of order), so that an interrupted match keeps the games it played.
     let mut written = 0;
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..args.threads.min(games) {
-            let tx = tx.clone();
-            let (next, args, starts) = (&next, &args, &starts);
-            scope.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= games || tx.send(play(args, &starts[i / 2], i)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        for p in rx {
+    super::parallel(
+        games,
+        args.threads,
+        |i| play(&args, &starts[i / 2], i),
+        |i, p| {
             tally.record(p.game.outcome(), p.first_side);
             let score = format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished);
-            tracing::info!("game {} of {games} ended; {} so far {score}", p.index + 1, args.first);
+            tracing::info!("game {} of {games} ended; {} so far {score}", i + 1, args.first);
             bar.inc(1);
             bar.set_message(score);
-            let i = p.index;
             played[i] = Some(p);
             while let Some(Some(p)) = played.get(written) {
                 if let Some(f) = out_file.as_mut() {
@@ -577,9 +536,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
                 written += 1;
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     bar.finish_and_clear();
     let st = stats(&tally);
     let sp = args.sprt.map(|(a, b)| sprt(&tally, a, b));

@@ -1,9 +1,9 @@
 //! `matombo perft`: count turn sequences (RULES.md §7).
 
-use std::io::IsTerminal;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+/// The style of the progress bar of `perft --divide` and `bench`.
+pub const PROGRESS: &str = "{spinner} {msg} [{bar:40}] {pos}/{len} ({eta})";
 
 /// Arguments of `matombo perft`.
 #[derive(clap::Args)]
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut divide = Vec::new();
     let total: u128 = if args.divide && args.depth > 0 {
-        let bar = progress(pos.count_turns().min(u64::MAX as u128) as u64);
+        let bar = super::progress(pos.count_turns().min(u64::MAX as u128) as u64, PROGRESS);
         let mut total = 0u128;
         for (token, after) in pos.turns() {
             let c = after.perft(args.depth - 1);
@@ -62,20 +62,4 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{total}");
     }
     Ok(())
-}
-
-/// A progress bar on stderr, shown only when stdout is a terminal.
-pub fn progress(len: u64) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if std::io::stdout().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} ({eta})")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-    } else {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar
 }

@@ -7,13 +7,10 @@
 //! `material` is not tuned: alpha-beta choices do not change when every weight is scaled,
 //! so it stays the unit (100 = one stone) the others are measured in.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use matombo_ai::{Engine, Limits, Weights};
 use matombo_core::{Game, GameKind, Outcome, Position, Ruleset, Side};
 use rand::rngs::SmallRng;
@@ -263,28 +260,22 @@ fn play_games(
     limits: Limits,
     args: &Args,
     seed: u64,
-    on_game: &(dyn Fn(&Tally) + Sync),
+    on_game: &dyn Fn(&Tally),
 ) -> Tally {
-    let next = AtomicUsize::new(0);
-    let tally = Mutex::new(Tally::default());
-    std::thread::scope(|scope| {
-        for _ in 0..args.threads.min(games) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= games {
-                    break;
-                }
-                let pair_seed = seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add((i / 2) as u64);
-                let start = opening(ruleset, args.opening_turns, |a| pair_seed ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                let side = if i % 2 == 0 { Side::South } else { Side::North };
-                let r = play_game(start, first, second, side, limits, args.max_turns, pair_seed ^ ((i as u64) << 1));
-                let mut t = tally.lock().expect("no panic while counting");
-                t.record(r, side);
-                on_game(&t);
-            });
-        }
+    let mut tally = Tally::default();
+    let work = |i: usize| {
+        let pair_seed = seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add((i / 2) as u64);
+        let start = opening(ruleset, args.opening_turns, |a| pair_seed ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let side = if i % 2 == 0 { Side::South } else { Side::North };
+        (play_game(start, first, second, side, limits, args.max_turns, pair_seed ^ ((i as u64) << 1)), side)
+    };
+    let counted = super::parallel(games, args.threads, work, |_, (r, side)| {
+        tally.record(r, side);
+        on_game(&tally);
+        Ok(())
     });
-    tally.into_inner().expect("no panic while counting")
+    counted.expect("counting a game cannot fail");
+    tally
 }
 
 /// Score, Elo and its 95% interval, the unfinished games counted as draws (SPSA needs
@@ -333,16 +324,6 @@ pub fn check(args: &Args) -> anyhow::Result<Limits> {
     })
 }
 
-fn progress(len: u64, template: &str) -> ProgressBar {
-    if std::io::stdout().is_terminal() {
-        let b = ProgressBar::new(len);
-        b.set_style(ProgressStyle::with_template(template).expect("valid template"));
-        b
-    } else {
-        ProgressBar::hidden()
-    }
-}
-
 fn show(w: &Weights) -> String {
     named(w).iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" ")
 }
@@ -367,7 +348,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut sum = vec![0.0; params.len()];
     let mut summed = 0usize;
     let mut rng = SmallRng::seed_from_u64(args.seed ^ 0x5b5a);
-    let bar = progress(n as u64, "{bar:30} {pos}/{len} iterations  {msg}  [{elapsed_precise}, eta {eta}]");
+    let bar = super::progress(n as u64, "{bar:30} {pos}/{len} iterations  {msg}  [{elapsed_precise}, eta {eta}]");
     let started = std::time::Instant::now();
     let mut total = Tally::default();
     for k in 0..n {
@@ -478,7 +459,7 @@ fn limits_text(l: &Limits) -> String {
 
 /// `--validate`: `cand` against `base`, score and Elo for `cand`.
 fn validate(args: &Args, limits: Limits, cand: Weights, base: Weights) -> anyhow::Result<()> {
-    let bar = progress(args.games as u64, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
+    let bar = super::progress(args.games as u64, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
     let on_game = |t: &Tally| {
         bar.set_position(t.games() as u64);
         bar.set_message(format!("+{} -{} ={} *{}", t.wins, t.losses, t.draws, t.unfinished));
