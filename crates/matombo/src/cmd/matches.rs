@@ -316,7 +316,6 @@ fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
 
 /// One finished (or capped) game.
 struct Played {
-    index: usize,
     game: Game,
     /// The first engine's side.
     first_side: Side,
@@ -338,7 +337,7 @@ fn play(args: &Args, start: &Position, index: usize) -> Played {
             break;
         }
     }
-    Played { index, game, first_side }
+    Played { game, first_side }
 }
 
 /// Results from the first engine's point of view.
@@ -480,8 +479,9 @@ fn today() -> String {
     matombo_core::date_tag(secs as i64)
 }
 
-/// Appends one game to the records file, flushed so that it survives an interruption.
-fn write_record(f: &mut impl Write, args: &Args, p: &Played, date: &str) -> anyhow::Result<()> {
+/// Appends game `index` (from 0) to the records file, flushed so that it survives an
+/// interruption.
+fn write_record(f: &mut impl Write, args: &Args, index: usize, p: &Played, date: &str) -> anyhow::Result<()> {
     let (south, north) = if p.first_side == Side::South {
         (args.first.to_string(), args.second.to_string())
     } else {
@@ -491,7 +491,7 @@ fn write_record(f: &mut impl Write, args: &Args, p: &Played, date: &str) -> anyh
     r.set_tag("South", &south);
     r.set_tag("North", &north);
     r.set_tag("Date", date);
-    r.set_tag("Round", &(p.index + 1).to_string());
+    r.set_tag("Round", &(index + 1).to_string());
     if p.game.outcome().is_none() {
         r.set_tag("Termination", "turn limit");
     }
@@ -532,7 +532,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             played[i] = Some(p);
             while let Some(Some(p)) = played.get(written) {
                 if let Some(f) = out_file.as_mut() {
-                    write_record(f, &args, p, &date)?;
+                    write_record(f, &args, written, p, &date)?;
                 }
                 written += 1;
             }
