@@ -314,15 +314,18 @@ fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
     Ok(found.into_iter().map(|p| p.expect("every pair searched")).collect())
 }
 
-/// One finished (or capped) game.
-struct Played {
-    game: Game,
-    /// The first engine's side.
-    first_side: Side,
+/// The first engine's side in game `index` (from 0): colours swap within each pair.
+fn first_side(index: usize) -> Side {
+    if index % 2 == 0 {
+        Side::South
+    } else {
+        Side::North
+    }
 }
 
-fn play(args: &Args, start: &Position, index: usize) -> Played {
-    let first_side = if index % 2 == 0 { Side::South } else { Side::North };
+/// Plays game `index` (from 0) from `start` to its end or the turn cap.
+fn play(args: &Args, start: &Position, index: usize) -> Game {
+    let first_side = first_side(index);
     let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(index as u64 * 2);
     let mut first = Player::new(&args.first, seed);
     let mut second = Player::new(&args.second, seed + 1);
@@ -337,7 +340,7 @@ fn play(args: &Args, start: &Position, index: usize) -> Played {
             break;
         }
     }
-    Played { game, first_side }
+    game
 }
 
 /// Results from the first engine's point of view.
@@ -481,18 +484,18 @@ fn today() -> String {
 
 /// Appends game `index` (from 0) to the records file, flushed so that it survives an
 /// interruption.
-fn write_record(f: &mut impl Write, args: &Args, index: usize, p: &Played, date: &str) -> anyhow::Result<()> {
-    let (south, north) = if p.first_side == Side::South {
+fn write_record(f: &mut impl Write, args: &Args, index: usize, game: &Game, date: &str) -> anyhow::Result<()> {
+    let (south, north) = if first_side(index) == Side::South {
         (args.first.to_string(), args.second.to_string())
     } else {
         (args.second.to_string(), args.first.to_string())
     };
-    let mut r = Record::new(p.game.clone());
+    let mut r = Record::new(game.clone());
     r.set_tag("South", &south);
     r.set_tag("North", &north);
     r.set_tag("Date", date);
     r.set_tag("Round", &(index + 1).to_string());
-    if p.game.outcome().is_none() {
+    if game.outcome().is_none() {
         r.set_tag("Termination", "turn limit");
     }
     writeln!(f, "{r}\n").context("writing records")?;
@@ -513,7 +516,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let bar = super::progress(games as u64, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
-    let mut played: Vec<Option<Played>> = (0..games).map(|_| None).collect();
+    let mut played: Vec<Option<Game>> = vec![None; games];
     let mut tally = Tally::default();
     let date = today();
     // Records are written as soon as every game before them has ended (threads finish out
@@ -523,16 +526,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         games,
         args.threads,
         |i| play(&args, &starts[i / 2], i),
-        |i, p| {
-            tally.record(p.game.outcome(), p.first_side);
+        |i, game| {
+            tally.record(game.outcome(), first_side(i));
             let score = format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished);
             tracing::info!("game {} of {games} ended; {} so far {score}", i + 1, args.first);
             bar.inc(1);
             bar.set_message(score);
-            played[i] = Some(p);
-            while let Some(Some(p)) = played.get(written) {
+            played[i] = Some(game);
+            while let Some(Some(game)) = played.get(written) {
                 if let Some(f) = out_file.as_mut() {
-                    write_record(f, &args, written, p, &date)?;
+                    write_record(f, &args, written, game, &date)?;
                 }
                 written += 1;
             }
