@@ -8,8 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+# One build from scratch gains nothing from incremental data, which would take a further
+# gigabyte of disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 failed=()
 passed=()
+# Steps whose output is long leave their failure's tail here, repeated after the summary
+# so that it is among the last lines CI prints.
+notes=$(mktemp -d)
+trap 'rm -rf "$notes"' EXIT
 step() {
   local name=$1
   shift
@@ -59,11 +66,37 @@ fi
 
 if [ "${SKIP_FUZZ:-0}" != 1 ] && rustup toolchain list | grep -q nightly; then
   fuzz() {
-    command -v cargo-fuzz >/dev/null || cargo install -q cargo-fuzz || return 1
-    local t
-    for t in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
+    if ! command -v cargo-fuzz >/dev/null; then
+      # Pinned, with its own lock file, so that a new release of one of its dependencies
+      # cannot break the install.
+      cargo install -q --locked cargo-fuzz@0.13.2 || {
+        echo "cannot install cargo-fuzz" | tee "$notes/fuzz"
+        return 1
+      }
+    fi
+    cargo +nightly --version
+    local t targets log="$notes/.fuzz.log"
+    targets=$(cargo +nightly fuzz list --fuzz-dir fuzz) || {
+      echo "cannot list the fuzz targets" | tee "$notes/fuzz"
+      return 1
+    }
+    for t in $targets; do
       echo "fuzzing $t for ${FUZZ_SECONDS:-10}s"
-      cargo +nightly fuzz run -s none --fuzz-dir fuzz "$t" -- -max_total_time="${FUZZ_SECONDS:-10}" 2>&1 | tail -n 2 || return 1
+      if ! cargo +nightly fuzz run -s none --fuzz-dir fuzz "$t" -- -max_total_time="${FUZZ_SECONDS:-10}" >"$log" 2>&1; then
+        tail -n 80 "$log"
+        {
+          echo "fuzz target $t:"
+          # The lines that say what broke (a panic and its input, saved under
+          # fuzz/artifacts/$t; a build error), else the tail.
+          {
+            grep -A1 "panicked at" "$log"
+            grep -E "^Base64|Test unit written|^error|out-of-memory|timeout" "$log"
+          } | head -n 20 | grep . || tail -n 25 "$log"
+        } >"$notes/fuzz"
+        echo "fuzz target $t FAILED"
+        return 1
+      fi
+      tail -n 1 "$log"
     done
   }
   step "fuzz" fuzz
@@ -83,5 +116,8 @@ echo
 echo "=== summary"
 for s in "${passed[@]}"; do echo "ok   $s"; done
 for s in "${failed[@]}"; do echo "FAIL $s"; done
+for f in "$notes"/*; do
+  [ -f "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }
+done
 echo "${#passed[@]} passed, ${#failed[@]} failed"
 [ ${#failed[@]} -eq 0 ]
