@@ -13,20 +13,21 @@ export CARGO_TERM_COLOR=never
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 failed=()
 passed=()
-# Steps whose output is long leave their failure's tail here, repeated after the summary
-# so that it is among the last lines CI prints.
+# A failing step leaves the lines that say why here (its own note, else the tail of its
+# output), repeated after the summary so that they are among the last lines CI prints.
 notes=$(mktemp -d)
 trap 'rm -rf "$notes"' EXIT
 step() {
-  local name=$1
+  local name=$1 log="$notes/.step.log"
   shift
   echo
   echo "=== $name"
-  if "$@"; then
+  if "$@" 2>&1 | tee "$log"; then
     passed+=("$name")
   else
     echo "!!! $name FAILED"
     failed+=("$name")
+    [ -f "$notes/$name" ] || tail -n 30 "$log" >"$notes/$name"
   fi
 }
 

@@ -87,10 +87,9 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
         return Err(ProtocolError::TooLarge(bytes.len()));
     }
     let msg: ClientMsg = serde_json::from_slice(bytes).map_err(|e| {
-        // serde_json's message may quote input; keep it short.
-        let mut m = e.to_string();
-        m.truncate(120);
-        ProtocolError::Malformed(m)
+        // serde_json's message may quote input; keep it short, cut on a character
+        // boundary (a byte cut panics inside a multi-byte character).
+        ProtocolError::Malformed(super::room::truncate(&e.to_string(), 120))
     })?;
     match &msg {
         ClientMsg::Hello { token, name } => {
@@ -149,6 +148,18 @@ mod tests {
         assert_eq!(parse(br#"{"type":"hello","name":"a\nb"}"#).unwrap_err().code(), "invalid_field");
     }
 
+    #[test]
+    fn long_quoted_input_is_cut_on_a_character_boundary() {
+        // serde_json quotes the unknown tag; with two-byte characters, byte 120 of its
+        // message falls inside one (the fuzzer found this panic).
+        for pad in 0..4 {
+            let text = format!(r#"{{"type":"{}{}"}}"#, "a".repeat(pad), "é".repeat(100));
+            let Err(ProtocolError::Malformed(m)) = parse(text.as_bytes()) else { panic!("accepted {text}") };
+            assert_eq!(m.chars().count(), 120, "{m}");
+            assert!(m.contains("éé"), "{m}");
+        }
+    }
+
     proptest! {
         #[test]
         fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
@@ -157,7 +168,14 @@ mod tests {
 
         #[test]
         fn never_panics_on_json_like(
-            ty in prop_oneof![Just("hello"), Just("turn"), Just("resign"), Just("sync"), Just("x")],
+            // Unknown tags are quoted back in serde_json's error message.
+            ty in prop_oneof![
+                Just("hello".to_string()),
+                Just("turn".to_string()),
+                Just("resign".to_string()),
+                Just("sync".to_string()),
+                "\\PC{0,80}",
+            ],
             ply in any::<i64>(),
             mv in "\\PC{0,20}",
             token in "\\PC{0,80}",

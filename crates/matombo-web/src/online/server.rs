@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, Notify};
 
 use super::protocol::{self, ClientMsg};
-use super::room::{Room, RoomError, TimeControl, TurnCheck, MAX_CLOCK_MS};
+use super::room::{truncate, Room, RoomError, TimeControl, TurnCheck, MAX_CLOCK_MS};
 use super::store::Op;
 use super::{Inner, OnlineState};
 
@@ -202,7 +202,7 @@ impl Inner {
 
 /// The live room, or the stored one (a finished game) loaded on demand.
 async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
-    let not_found = || ApiError(StatusCode::NOT_FOUND, "no_such_room", format!("no game {:?}", truncate_id(id)));
+    let not_found = || ApiError(StatusCode::NOT_FOUND, "no_such_room", format!("no game {:?}", truncate(id, 32)));
     if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Err(not_found());
     }
@@ -222,10 +222,6 @@ async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandle>, ApiErro
     }
     let mut rooms = s.inner.rooms.lock().expect("rooms lock");
     Ok(rooms.entry(id.to_string()).or_insert_with(|| RoomHandle::new(room, None)).clone())
-}
-
-fn truncate_id(id: &str) -> String {
-    id.chars().take(32).collect()
 }
 
 #[derive(Deserialize)]
