@@ -71,29 +71,28 @@ if [ "${SKIP_FUZZ:-0}" != 1 ] && rustup toolchain list | grep -q nightly; then
       # Pinned, with its own lock file, so that a new release of one of its dependencies
       # cannot break the install.
       cargo install -q --locked cargo-fuzz@0.13.2 || {
-        echo "cannot install cargo-fuzz" | tee "$notes/fuzz"
+        echo "cannot install cargo-fuzz"
         return 1
       }
     fi
     cargo +nightly --version
-    local t targets log="$notes/.fuzz.log"
+    local t targets key log="$notes/.fuzz.log"
     targets=$(cargo +nightly fuzz list --fuzz-dir fuzz) || {
-      echo "cannot list the fuzz targets" | tee "$notes/fuzz"
+      echo "cannot list the fuzz targets"
       return 1
     }
     for t in $targets; do
       echo "fuzzing $t for ${FUZZ_SECONDS:-10}s"
       if ! cargo +nightly fuzz run -s none --fuzz-dir fuzz "$t" -- -max_total_time="${FUZZ_SECONDS:-10}" >"$log" 2>&1; then
         tail -n 80 "$log"
-        {
-          echo "fuzz target $t:"
-          # The lines that say what broke (a panic and its input, saved under
-          # fuzz/artifacts/$t; a build error), else the tail.
-          {
-            grep -A1 "panicked at" "$log"
-            grep -E "^Base64|Test unit written|^error|out-of-memory|timeout" "$log"
-          } | head -n 20 | grep . || tail -n 25 "$log"
-        } >"$notes/fuzz"
+        # The lines that say what broke (a panic and its input, saved under
+        # fuzz/artifacts/$t; a build error) become the step's note; without them, the
+        # step's tail is the note.
+        key=$({
+          grep -A1 "panicked at" "$log"
+          grep -E "^Base64|Test unit written|^error|out-of-memory|timeout" "$log"
+        } | head -n 20)
+        [ -z "$key" ] || printf 'fuzz target %s:\n%s\n' "$t" "$key" >"$notes/fuzz"
         echo "fuzz target $t FAILED"
         return 1
       fi
