@@ -30,7 +30,7 @@ use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use matombo_core::{Position, Token};
+use matombo_core::{Position, Ruleset, Token};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -66,6 +66,12 @@ impl Level {
     /// Every level, weakest first.
     pub const ALL: [Level; 5] = [Level::Beginner, Level::Easy, Level::Medium, Level::Hard, Level::Max];
 
+    /// The deepest `hard` searches on small boards (see [`Level::limits`]).
+    pub const HARD_DEPTH: u32 = 12;
+
+    /// Boards of at most this many holes a row are small for [`Level::limits`].
+    pub const HARD_CAPPED_SIZE: usize = 12;
+
     /// The lower-case name.
     pub fn name(self) -> &'static str {
         match self {
@@ -77,16 +83,43 @@ impl Level {
         }
     }
 
-    /// The search limits of this level.
-    pub fn limits(self) -> Limits {
-        let (ms, depth) = match self {
-            Level::Beginner => (50, Some(1)),
-            Level::Easy => (100, Some(2)),
-            Level::Medium => (200, Some(4)),
-            Level::Hard => (1000, None),
-            Level::Max => (3000, None),
+    /// The search limits of this level on `ruleset`'s board.
+    ///
+    /// `hard` searches for a second, and on boards of at most
+    /// [`Level::HARD_CAPPED_SIZE`] holes a row also stops at depth [`Level::HARD_DEPTH`].
+    /// There a second searches about 18 turns deep, often to the end of the game, so
+    /// without the cap `hard` would choose the turns `max` chooses and the two levels would
+    /// be one. On tsoro:21 and nsolo:36 a second reaches about depth 9 and 10, and the
+    /// time is the limit that counts.
+    ///
+    /// ```
+    /// use matombo_ai::Level;
+    /// let small = "tsoro:8".parse().unwrap();
+    /// let full = "tsoro:21".parse().unwrap();
+    /// assert_eq!(Level::Hard.limits(small).depth, Some(Level::HARD_DEPTH));
+    /// assert_eq!(Level::Hard.limits(full).depth, None);
+    /// assert_eq!(Level::Max.limits(small).depth, None);
+    /// ```
+    pub fn limits(self, ruleset: Ruleset) -> Limits {
+        let depth = match self {
+            Level::Beginner => Some(1),
+            Level::Easy => Some(2),
+            Level::Medium => Some(4),
+            Level::Hard if ruleset.size() <= Level::HARD_CAPPED_SIZE => Some(Level::HARD_DEPTH),
+            Level::Hard | Level::Max => None,
         };
-        Limits { time: Some(Duration::from_millis(ms)), depth, nodes: None }
+        Limits { time: Some(self.time()), depth, nodes: None }
+    }
+
+    /// The time budget of a turn at this level, the same on every board.
+    pub fn time(self) -> Duration {
+        Duration::from_millis(match self {
+            Level::Beginner => 50,
+            Level::Easy => 100,
+            Level::Medium => 200,
+            Level::Hard => 1000,
+            Level::Max => 3000,
+        })
     }
 
     /// The chance that this level plays a uniformly random turn instead of its search's
@@ -130,6 +163,21 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Nodes searched.
     pub nodes: Option<u64>,
+}
+
+impl Limits {
+    /// These limits with every limit that `over` sets put in their place (a level's
+    /// limits with the ones a user wrote, as in `max,time=6000`).
+    ///
+    /// ```
+    /// use matombo_ai::{Level, Limits};
+    /// let base = Level::Hard.limits("tsoro:8".parse().unwrap());
+    /// let l = base.overridden_by(Limits { depth: Some(20), ..Limits::default() });
+    /// assert_eq!((l.time, l.depth), (base.time, Some(20)));
+    /// ```
+    pub fn overridden_by(self, over: Limits) -> Limits {
+        Limits { time: over.time.or(self.time), depth: over.depth.or(self.depth), nodes: over.nodes.or(self.nodes) }
+    }
 }
 
 /// What a search found.
@@ -340,7 +388,7 @@ impl Engine {
                 elapsed: started.elapsed(),
             });
         }
-        self.search_with(pos, level.limits(), stop, history, &[], &mut |_| {})
+        self.search_with(pos, level.limits(pos.ruleset()), stop, history, &[], &mut |_| {})
     }
 
     /// The engine's random generator (for baseline players sharing its seed).

@@ -477,7 +477,7 @@ pub async fn ai_handler(
     let _permit = pool.permits.acquire().await.map_err(|_| ApiError::bad("server shutting down"))?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    let limit = level.limits().time.map_or(AI_HARD_LIMIT, |t| (t * 2).min(AI_HARD_LIMIT));
+    let limit = (level.time() * 2).min(AI_HARD_LIMIT);
     // The stop flag bounds the search even if its own clock overruns.
     let timer = tokio::spawn(async move {
         tokio::time::sleep(limit).await;

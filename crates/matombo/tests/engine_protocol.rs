@@ -114,12 +114,21 @@ fn a_whole_session() {
     e.send("go depth 2");
     assert_eq!(e.bestmove().1, "none");
 
-    // A node-limited search with a level name and seed option.
+    // A node-limited search with a seed option.
     e.send("setoption name Seed value 9");
     e.send("position startpos moves B2=");
     e.send("go nodes 300");
     let (_, best) = e.bestmove();
     let p = Position::start("tsoro:8".parse().unwrap()).play(&"B2=".parse().unwrap()).unwrap();
+    assert!(p.play(&best.parse().unwrap()).is_ok());
+
+    // A level's limits on the position's board, then a written limit in place of its
+    // time: on tsoro:8 `hard` stops at its depth cap, long before the minute is up.
+    e.send("go level hard time 60000");
+    let (lines, best) = e.bestmove();
+    let depths: Vec<u32> =
+        lines.iter().filter_map(|l| l.strip_prefix("info depth ")?.split(' ').next()?.parse().ok()).collect();
+    assert_eq!(depths.iter().max(), Some(&12), "depths {depths:?}");
     assert!(p.play(&best.parse().unwrap()).is_ok());
 
     e.send("quit");

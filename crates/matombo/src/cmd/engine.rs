@@ -189,7 +189,7 @@ impl State {
                 }
                 "level" => {
                     let v = value()?;
-                    limits = v.parse::<Level>()?.limits();
+                    limits = v.parse::<Level>()?.limits(self.game.position().ruleset());
                 }
                 // Until `stop`: the deepest search the engine does.
                 "infinite" => limits.depth = Some(100),

@@ -17,8 +17,10 @@ use serde::Serialize;
 #[derive(clap::Args)]
 #[command(after_help = "Engine specs: a level (beginner, easy, medium, hard, max), a baseline (random: uniformly
 random turns; greedy: the biggest immediate capture), or limits `time=MS`, `depth=D`,
-`nodes=N`, comma-separated and optionally after a level: `max,time=6000`, `depth=4,time=500`;
-or `mcts` (Monte-Carlo tree search) with `time=MS` and/or `nodes=N` (iterations; default:
+`nodes=N`, comma-separated and optionally after a level, in place of its own limits:
+`max,time=6000`, `hard,depth=16`, `depth=4,time=500` (a level's limits are those of the
+match's board: hard stops at depth 12 on boards of up to 12 holes a row); or `mcts`
+(Monte-Carlo tree search) with `time=MS` and/or `nodes=N` (iterations; default:
 time=1000, the hard level's budget) and tuning options `c=X` (exploration), `playout=T`
 (random turns before evaluating a leaf), `scale=S` (evaluation per logit), `prior=V`
 (virtual visits of a new child), `mm=A` (weight of the implicit minimax value, 0..1):
@@ -96,11 +98,12 @@ pub enum Spec {
     Random,
     /// The biggest immediate capture.
     Greedy,
-    /// A search; `level` brings its randomness and default limits, `limits` override.
+    /// A search; `level` brings its randomness and its limits on the match's board, and
+    /// `limits` (the ones written in the spec) override those.
     Search {
         /// Level, if named.
         level: Option<Level>,
-        /// The search limits.
+        /// The limits written in the spec.
         limits: Limits,
         /// The spec as written.
         text: String,
@@ -146,7 +149,7 @@ fn parse_mcts(s: &str) -> Result<Spec, String> {
         }
     }
     if limits.time.is_none() && limits.nodes.is_none() {
-        limits.time = Level::Hard.limits().time;
+        limits.time = Some(Level::Hard.time());
     }
     Ok(Spec::Mcts { limits, config, text: s.to_string() })
 }
@@ -167,7 +170,6 @@ impl FromStr for Spec {
             if i == 0 {
                 if let Ok(l) = part.parse::<Level>() {
                     level = Some(l);
-                    limits = l.limits();
                     continue;
                 }
             }
@@ -226,7 +228,8 @@ impl Player {
                         return random_turn(pos, &mut self.rng);
                     }
                 }
-                self.engine.search_with(pos, *limits, &stop, history, &[], &mut |_| {}).map(|r| r.best)
+                let limits = search_limits(*level, *limits, pos.ruleset());
+                self.engine.search_with(pos, limits, &stop, history, &[], &mut |_| {}).map(|r| r.best)
             }
             Spec::Mcts { limits, .. } => {
                 let mcts = self.mcts.as_mut().expect("made for an mcts spec");
@@ -234,6 +237,12 @@ impl Player {
             }
         }
     }
+}
+
+/// The limits of a search spec on `ruleset`: its level's, with the written ones in their
+/// place.
+fn search_limits(level: Option<Level>, written: Limits, ruleset: Ruleset) -> Limits {
+    level.map_or(written, |l| l.limits(ruleset).overridden_by(written))
 }
 
 /// `turns` random turns from the start; `None` if they end the game.
@@ -621,9 +630,26 @@ mod tests {
     }
 
     #[test]
+    fn level_limits_follow_the_board_and_written_limits_win() {
+        let limits = |spec: &str, ruleset: &str| {
+            let Spec::Search { level, limits, .. } = spec.parse::<Spec>().unwrap() else { panic!() };
+            let l = search_limits(level, limits, ruleset.parse().unwrap());
+            (l.time.map(|t| t.as_millis()), l.depth, l.nodes)
+        };
+        assert_eq!(limits("hard", "tsoro:8"), (Some(1000), Some(Level::HARD_DEPTH), None));
+        assert_eq!(limits("hard", "nsolo:12"), (Some(1000), Some(Level::HARD_DEPTH), None));
+        assert_eq!(limits("hard", "nsolo:13"), (Some(1000), None, None));
+        assert_eq!(limits("hard", "tsoro:21"), (Some(1000), None, None));
+        assert_eq!(limits("hard,depth=20", "nsolo:8"), (Some(1000), Some(20), None));
+        assert_eq!(limits("max,time=6000", "nsolo:8"), (Some(6000), None, None));
+        assert_eq!(limits("medium,nodes=500", "nsolo:36"), (Some(200), Some(4), Some(500)));
+        assert_eq!(limits("depth=3", "tsoro:8"), (None, Some(3), None));
+    }
+
+    #[test]
     fn mcts_specs_parse() {
         let Spec::Mcts { limits, config, .. } = "mcts".parse::<Spec>().unwrap() else { panic!() };
-        assert_eq!(limits.time, Level::Hard.limits().time);
+        assert_eq!(limits.time, Some(Level::Hard.time()));
         assert_eq!((limits.nodes, config), (None, MctsConfig::default()));
         let Spec::Mcts { limits, .. } = "mcts,time=100".parse::<Spec>().unwrap() else { panic!() };
         assert_eq!((limits.time, limits.nodes), (Some(Duration::from_millis(100)), None));
