@@ -7,6 +7,11 @@ use std::time::Duration;
 
 use matombo_core::{Game, Position, Token};
 
+/// The depths of a search's `info depth D …` lines.
+fn info_depths(lines: &[String]) -> Vec<u32> {
+    lines.iter().filter_map(|l| l.strip_prefix("info depth ")?.split(' ').next()?.parse().ok()).collect()
+}
+
 struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
@@ -126,9 +131,15 @@ fn a_whole_session() {
     // time: on tsoro:8 `hard` stops at its depth cap, long before the minute is up.
     e.send("go level hard time 60000");
     let (lines, best) = e.bestmove();
-    let depths: Vec<u32> =
-        lines.iter().filter_map(|l| l.strip_prefix("info depth ")?.split(' ').next()?.parse().ok()).collect();
+    let depths = info_depths(&lines);
     assert_eq!(depths.iter().max(), Some(&12), "depths {depths:?}");
+    assert!(p.play(&best.parse().unwrap()).is_ok());
+
+    // Written limits win whatever their order: the depth before the level holds.
+    e.send("go depth 3 level hard");
+    let (lines, best) = e.bestmove();
+    let depths = info_depths(&lines);
+    assert_eq!(depths.iter().max(), Some(&3), "depths {depths:?}");
     assert!(p.play(&best.parse().unwrap()).is_ok());
 
     e.send("quit");

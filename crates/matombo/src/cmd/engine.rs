@@ -168,7 +168,10 @@ impl State {
     }
 
     fn go(&mut self, rest: &[&str]) -> anyhow::Result<()> {
+        // Written limits win over a level's whatever their order, as UCI's `go` parameters
+        // are unordered: `go time 500 level hard` is `hard` with half a second.
         let mut limits = Limits::default();
+        let mut level = None;
         let mut it = rest.iter();
         while let Some(&w) = it.next() {
             let mut value = || it.next().copied().with_context(|| format!("go {w} needs a value"));
@@ -189,12 +192,15 @@ impl State {
                 }
                 "level" => {
                     let v = value()?;
-                    limits = v.parse::<Level>()?.limits(self.game.position().ruleset());
+                    level = Some(v.parse::<Level>()?);
                 }
                 // Until `stop`: the deepest search the engine does.
                 "infinite" => limits.depth = Some(100),
                 _ => anyhow::bail!("unknown go parameter {w:?} (time, depth, nodes, level, infinite)"),
             }
+        }
+        if let Some(level) = level {
+            limits = level.limits(self.game.position().ruleset()).overridden_by(limits);
         }
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
