@@ -114,6 +114,21 @@ fn a_whole_session() {
     let start = Position::start("nsolo:36".parse().unwrap());
     assert!(start.play(&best.parse().unwrap()).is_ok(), "illegal bestmove {best}");
 
+    // `infinite` wins over a level's limits whatever their order: `beginner` alone
+    // answers after depth 1 within 50 ms, but here the search runs until stop.
+    for go in ["go level beginner infinite", "go infinite level beginner"] {
+        e.send(go);
+        std::thread::sleep(Duration::from_millis(500));
+        e.send("isready");
+        let mut lines = e.until("readyok");
+        assert!(!lines.iter().any(|l| l.starts_with("bestmove")), "{go}: answered before stop: {lines:?}");
+        e.send("stop");
+        let (after, best) = e.bestmove();
+        lines.extend(after);
+        assert!(info_depths(&lines).iter().max() > Some(&1), "{go}: {lines:?}");
+        assert!(start.play(&best.parse().unwrap()).is_ok(), "illegal bestmove {best}");
+    }
+
     // A lost position: no legal turn.
     e.send("position tsoro:8 2*8/0*8/0*8/0*8 S");
     e.send("go depth 2");

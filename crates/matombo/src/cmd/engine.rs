@@ -169,9 +169,11 @@ impl State {
 
     fn go(&mut self, rest: &[&str]) -> anyhow::Result<()> {
         // Written limits win over a level's whatever their order, as UCI's `go` parameters
-        // are unordered: `go time 500 level hard` is `hard` with half a second.
+        // are unordered: `go time 500 level hard` is `hard` with half a second; `infinite`
+        // wins over every limit, as in UCI, and searches until `stop`.
         let mut limits = Limits::default();
         let mut level = None;
+        let mut infinite = false;
         let mut it = rest.iter();
         while let Some(&w) = it.next() {
             let mut value = || it.next().copied().with_context(|| format!("go {w} needs a value"));
@@ -194,13 +196,16 @@ impl State {
                     let v = value()?;
                     level = Some(v.parse::<Level>()?);
                 }
-                // Until `stop`: the deepest search the engine does.
-                "infinite" => limits.depth = Some(100),
+                "infinite" => infinite = true,
                 _ => anyhow::bail!("unknown go parameter {w:?} (time, depth, nodes, level, infinite)"),
             }
         }
         if let Some(level) = level {
             limits = level.limits(self.game.position().ruleset()).overridden_by(limits);
+        }
+        if infinite {
+            // Until `stop` (or a proven result): no time or node limit, the deepest search.
+            limits = Limits { time: None, depth: Some(100), nodes: None };
         }
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
