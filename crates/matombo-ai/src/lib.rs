@@ -72,6 +72,13 @@ impl Level {
     /// Boards of at most this many holes a row are small for [`Level::limits`].
     pub const HARD_CAPPED_SIZE: usize = 12;
 
+    /// The deepest `hard` searches on wide boards (see [`Level::limits`]).
+    pub const HARD_WIDE_DEPTH: u32 = 7;
+
+    /// Boards of more than this many holes a row are wide for [`Level::limits`]: wider
+    /// than any Tsoro board, so Nsolo's 4x22 to 4x36.
+    pub const WIDE_SIZE: usize = 21;
+
     /// The lower-case name.
     pub fn name(self) -> &'static str {
         match self {
@@ -89,16 +96,21 @@ impl Level {
     /// [`Level::HARD_CAPPED_SIZE`] holes a row also stops at depth [`Level::HARD_DEPTH`].
     /// There a second searches about 18 turns deep, often to the end of the game, so
     /// without the cap `hard` would choose the turns `max` chooses and the two levels would
-    /// be one. On tsoro:21 and nsolo:36 a second reaches about depth 9 and 10, and the
-    /// time is the limit that counts.
+    /// be one. On wide boards (more than [`Level::WIDE_SIZE`] holes a row) it stops at
+    /// depth [`Level::HARD_WIDE_DEPTH`]: on nsolo:36 three times the time buys `max` only
+    /// about one turn of depth more than a second does, too little for two levels. On
+    /// boards between, such as tsoro:21, the second is the limit that counts.
     ///
     /// ```
     /// use matombo_ai::Level;
     /// let small = "tsoro:8".parse().unwrap();
     /// let full = "tsoro:21".parse().unwrap();
+    /// let wide = "nsolo:36".parse().unwrap();
     /// assert_eq!(Level::Hard.limits(small).depth, Some(Level::HARD_DEPTH));
     /// assert_eq!(Level::Hard.limits(full).depth, None);
+    /// assert_eq!(Level::Hard.limits(wide).depth, Some(Level::HARD_WIDE_DEPTH));
     /// assert_eq!(Level::Max.limits(small).depth, None);
+    /// assert_eq!(Level::Max.limits(wide).depth, None);
     /// ```
     pub fn limits(self, ruleset: Ruleset) -> Limits {
         let depth = match self {
@@ -106,6 +118,7 @@ impl Level {
             Level::Easy => Some(2),
             Level::Medium => Some(4),
             Level::Hard if ruleset.size() <= Level::HARD_CAPPED_SIZE => Some(Level::HARD_DEPTH),
+            Level::Hard if ruleset.size() > Level::WIDE_SIZE => Some(Level::HARD_WIDE_DEPTH),
             Level::Hard | Level::Max => None,
         };
         Limits { time: Some(self.time()), depth, nodes: None }
