@@ -20,12 +20,11 @@ random turns; greedy: the biggest immediate capture), or limits `time=MS`, `dept
 `nodes=N`, comma-separated and optionally after a level, in place of its own limits:
 `max,time=6000`, `hard,depth=16`, `depth=4,time=500` (a level's limits are those of the
 match's board: hard stops at depth 12 on boards of up to 12 holes a row and at depth 7
-on boards of more than 21); or `mcts`
-(Monte-Carlo tree search) with `time=MS` and/or `nodes=N` (iterations; default:
-time=1000, the hard level's budget) and tuning options `c=X` (exploration), `playout=T`
-(random turns before evaluating a leaf), `scale=S` (evaluation per logit), `prior=V`
-(virtual visits of a new child), `mm=A` (weight of the implicit minimax value, 0..1):
-`mcts,time=100`, `mcts,nodes=5000,playout=4`.
+on boards of more than 21); or `mcts` (Monte-Carlo tree search) with `time=MS` and/or
+`nodes=N` (iterations; default: time=1000, the hard level's budget) and tuning options
+`c=X` (exploration), `playout=T` (random turns before evaluating a leaf), `scale=S`
+(evaluation per logit), `prior=V` (virtual visits of a new child), `mm=A` (weight of the
+implicit minimax value, 0..1): `mcts,time=100`, `mcts,nodes=5000,playout=4`.
 
 Every opening (a few random turns from the start position) is played twice with colours
 swapped. Games reaching --max-turns are unfinished (`*`) and left out of the score.
