@@ -215,8 +215,8 @@ pub struct SearchResult {
 const DEFAULT_TIME: Duration = Duration::from_secs(1);
 /// Time kept back from a time budget for returning the answer.
 const MARGIN: Duration = Duration::from_millis(2);
-/// Deepest iteration.
-const MAX_DEPTH: u32 = 100;
+/// The deepest iteration of a search: deeper depth limits are cut to it.
+pub const MAX_DEPTH: u32 = 100;
 
 /// A searcher with its own random generator (reproducible from a seed) and its own
 /// transposition table, kept between searches.

@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{Engine, Level, Limits, SearchResult, MATE, MATE_BOUND};
+use matombo_ai::{Engine, Level, Limits, SearchResult, MATE, MATE_BOUND, MAX_DEPTH};
 use matombo_core::{Game, Position, Ruleset, Token};
 
 /// Arguments of `matombo engine`.
@@ -205,7 +205,7 @@ impl State {
         }
         if infinite {
             // Until `stop` (or a proven result): no time or node limit, the deepest search.
-            limits = Limits { time: None, depth: Some(100), nodes: None };
+            limits = Limits { time: None, depth: Some(MAX_DEPTH), nodes: None };
         }
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
