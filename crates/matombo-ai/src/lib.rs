@@ -72,8 +72,8 @@ impl Level {
     /// Boards of at most this many holes a row are small for [`Level::limits`].
     pub const HARD_CAPPED_SIZE: usize = 12;
 
-    /// The deepest `hard` searches on wide boards (see [`Level::limits`]).
-    pub const HARD_WIDE_DEPTH: u32 = 7;
+    /// The most nodes `hard` searches on wide boards (see [`Level::limits`]).
+    pub const HARD_WIDE_NODES: u64 = 250_000;
 
     /// Boards of more than this many holes a row are wide for [`Level::limits`]: wider
     /// than any Tsoro board, so Nsolo's 4x22 to 4x36.
@@ -96,10 +96,13 @@ impl Level {
     /// [`Level::HARD_CAPPED_SIZE`] holes a row also stops at depth [`Level::HARD_DEPTH`].
     /// There a second searches about 18 turns deep, often to the end of the game, so
     /// without the cap `hard` would choose the turns `max` chooses and the two levels would
-    /// be one. On wide boards (more than [`Level::WIDE_SIZE`] holes a row) it stops at
-    /// depth [`Level::HARD_WIDE_DEPTH`]: on nsolo:36 three times the time buys `max` only
-    /// about one turn of depth more than a second does, too little for two levels. On
-    /// boards between, such as tsoro:21, the second is the limit that counts.
+    /// be one. On wide boards (more than [`Level::WIDE_SIZE`] holes a row) it stops after
+    /// [`Level::HARD_WIDE_NODES`] nodes: on nsolo:36 three times the time buys `max` only
+    /// about one turn of depth more than a second does, too little for two levels. A node
+    /// cap rather than a depth cap, because in the endgame few stones are left and depth is
+    /// cheap: there the cap still searches 8 to 21 turns deep, where a cap at depth 7 lost
+    /// long races of single stones even to `greedy`. On boards between, such as tsoro:21,
+    /// the second is the limit that counts.
     ///
     /// ```
     /// use matombo_ai::Level;
@@ -108,9 +111,11 @@ impl Level {
     /// let wide = "nsolo:36".parse().unwrap();
     /// assert_eq!(Level::Hard.limits(small).depth, Some(Level::HARD_DEPTH));
     /// assert_eq!(Level::Hard.limits(full).depth, None);
-    /// assert_eq!(Level::Hard.limits(wide).depth, Some(Level::HARD_WIDE_DEPTH));
+    /// assert_eq!(Level::Hard.limits(wide).depth, None);
+    /// assert_eq!(Level::Hard.limits(wide).nodes, Some(Level::HARD_WIDE_NODES));
+    /// assert_eq!(Level::Hard.limits(full).nodes, None);
     /// assert_eq!(Level::Max.limits(small).depth, None);
-    /// assert_eq!(Level::Max.limits(wide).depth, None);
+    /// assert_eq!((Level::Max.limits(wide).depth, Level::Max.limits(wide).nodes), (None, None));
     /// ```
     pub fn limits(self, ruleset: Ruleset) -> Limits {
         let depth = match self {
@@ -118,10 +123,10 @@ impl Level {
             Level::Easy => Some(2),
             Level::Medium => Some(4),
             Level::Hard if ruleset.size() <= Level::HARD_CAPPED_SIZE => Some(Level::HARD_DEPTH),
-            Level::Hard if ruleset.size() > Level::WIDE_SIZE => Some(Level::HARD_WIDE_DEPTH),
             Level::Hard | Level::Max => None,
         };
-        Limits { time: Some(self.time()), depth, nodes: None }
+        let nodes = (self == Level::Hard && ruleset.size() > Level::WIDE_SIZE).then_some(Level::HARD_WIDE_NODES);
+        Limits { time: Some(self.time()), depth, nodes }
     }
 
     /// The time budget of a turn at this level, the same on every board.

@@ -19,12 +19,13 @@ use serde::Serialize;
 random turns; greedy: the biggest immediate capture), or limits `time=MS`, `depth=D`,
 `nodes=N`, comma-separated and optionally after a level, in place of its own limits:
 `max,time=6000`, `hard,depth=16`, `depth=4,time=500` (a level's limits are those of the
-match's board: hard stops at depth 12 on boards of up to 12 holes a row and at depth 7
-on boards of more than 21); or `mcts` (Monte-Carlo tree search) with `time=MS` and/or
-`nodes=N` (iterations; default: time=1000, the hard level's budget) and tuning options
-`c=X` (exploration), `playout=T` (random turns before evaluating a leaf), `scale=S`
-(evaluation per logit), `prior=V` (virtual visits of a new child), `mm=A` (weight of the
-implicit minimax value, 0..1): `mcts,time=100`, `mcts,nodes=5000,playout=4`.
+match's board: hard stops at depth 12 on boards of up to 12 holes a row and after
+250,000 nodes on boards of more than 21); or `mcts` (Monte-Carlo tree search) with
+`time=MS` and/or `nodes=N` (iterations; default: time=1000, the hard level's budget) and
+tuning options `c=X` (exploration), `playout=T` (random turns before evaluating a leaf),
+`scale=S` (evaluation per logit), `prior=V` (virtual visits of a new child), `mm=A`
+(weight of the implicit minimax value, 0..1): `mcts,time=100`,
+`mcts,nodes=5000,playout=4`.
 
 Every opening (a few random turns from the start position) is played twice with colours
 swapped. Games reaching --max-turns are unfinished (`*`) and left out of the score.
@@ -641,8 +642,9 @@ mod tests {
         assert_eq!(limits("hard", "nsolo:13"), (Some(1000), None, None));
         assert_eq!(limits("hard", "tsoro:21"), (Some(1000), None, None));
         assert_eq!(limits("hard", "nsolo:21"), (Some(1000), None, None));
-        assert_eq!(limits("hard", "nsolo:22"), (Some(1000), Some(Level::HARD_WIDE_DEPTH), None));
-        assert_eq!(limits("hard", "nsolo:36"), (Some(1000), Some(Level::HARD_WIDE_DEPTH), None));
+        assert_eq!(limits("hard", "nsolo:22"), (Some(1000), None, Some(Level::HARD_WIDE_NODES)));
+        assert_eq!(limits("hard", "nsolo:36"), (Some(1000), None, Some(Level::HARD_WIDE_NODES)));
+        assert_eq!(limits("hard,nodes=1000000", "nsolo:36"), (Some(1000), None, Some(1_000_000)));
         assert_eq!(limits("hard,depth=20", "nsolo:8"), (Some(1000), Some(20), None));
         assert_eq!(limits("max,time=6000", "nsolo:8"), (Some(6000), None, None));
         assert_eq!(limits("medium,nodes=500", "nsolo:36"), (Some(200), Some(4), Some(500)));
