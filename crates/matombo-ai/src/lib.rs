@@ -118,14 +118,14 @@ impl Level {
     /// assert_eq!((Level::Max.limits(wide).depth, Level::Max.limits(wide).nodes), (None, None));
     /// ```
     pub fn limits(self, ruleset: Ruleset) -> Limits {
-        let depth = match self {
-            Level::Beginner => Some(1),
-            Level::Easy => Some(2),
-            Level::Medium => Some(4),
-            Level::Hard if ruleset.size() <= Level::HARD_CAPPED_SIZE => Some(Level::HARD_DEPTH),
-            Level::Hard | Level::Max => None,
+        let (depth, nodes) = match self {
+            Level::Beginner => (Some(1), None),
+            Level::Easy => (Some(2), None),
+            Level::Medium => (Some(4), None),
+            Level::Hard if ruleset.size() <= Level::HARD_CAPPED_SIZE => (Some(Level::HARD_DEPTH), None),
+            Level::Hard if ruleset.size() > Level::WIDE_SIZE => (None, Some(Level::HARD_WIDE_NODES)),
+            Level::Hard | Level::Max => (None, None),
         };
-        let nodes = (self == Level::Hard && ruleset.size() > Level::WIDE_SIZE).then_some(Level::HARD_WIDE_NODES);
         Limits { time: Some(self.time()), depth, nodes }
     }
 
