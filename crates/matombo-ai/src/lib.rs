@@ -223,6 +223,12 @@ const MARGIN: Duration = Duration::from_millis(2);
 /// The deepest iteration of a search: deeper depth limits are cut to it.
 pub const MAX_DEPTH: u32 = 100;
 
+/// The transposition table's default size in MiB (2^20 entries of 16 bytes).
+pub const DEFAULT_HASH_MIB: usize = 16;
+
+/// The largest transposition table an engine takes, in MiB.
+pub const MAX_HASH_MIB: usize = 1 << 14;
+
 /// A searcher with its own random generator (reproducible from a seed) and its own
 /// transposition table, kept between searches.
 pub struct Engine {
@@ -235,12 +241,33 @@ pub struct Engine {
 impl Engine {
     /// A new engine seeded with `seed`, evaluating each game with its tuned weights.
     pub fn new(seed: u64) -> Engine {
-        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::new(20), weights: None }
+        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::with_mib(DEFAULT_HASH_MIB), weights: None }
     }
 
     /// A new engine that evaluates with `weights` whatever the game (for tuning).
     pub fn with_weights(seed: u64, weights: Weights) -> Engine {
-        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::new(20), weights: Some(weights) }
+        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::with_mib(DEFAULT_HASH_MIB), weights: Some(weights) }
+    }
+
+    /// This engine with a transposition table of `mib` MiB (clamped to 1 ..=
+    /// [`MAX_HASH_MIB`], rounded down to a power of two), empty. A bigger table keeps more
+    /// of a long search (an analysis of many seconds) between its iterations; the levels
+    /// play with [`DEFAULT_HASH_MIB`].
+    ///
+    /// ```
+    /// use matombo_ai::Engine;
+    /// assert_eq!(Engine::new(1).hash_mib(), matombo_ai::DEFAULT_HASH_MIB);
+    /// assert_eq!(Engine::new(1).with_hash_mib(100).hash_mib(), 64);
+    /// assert_eq!(Engine::new(1).with_hash_mib(0).hash_mib(), 1);
+    /// ```
+    pub fn with_hash_mib(mut self, mib: usize) -> Engine {
+        self.tt = Table::with_mib(mib.min(MAX_HASH_MIB));
+        self
+    }
+
+    /// The transposition table's size in MiB.
+    pub fn hash_mib(&self) -> usize {
+        self.tt.mib()
     }
 
     fn weights_for(&self, pos: &Position) -> Weights {

@@ -38,8 +38,17 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    pub fn new(log2: u32) -> Table {
+    /// The largest table of a power-of-two number of slots that fits in `mib` MiB (at
+    /// least one MiB).
+    pub fn with_mib(mib: usize) -> Table {
+        let slots = mib.max(1).saturating_mul((1 << 20) / std::mem::size_of::<Entry>());
+        let log2 = usize::BITS - 1 - slots.leading_zeros();
         Table { slots: vec![Entry::default(); 1 << log2], mask: (1 << log2) - 1 }
+    }
+
+    /// The table's size in MiB.
+    pub fn mib(&self) -> usize {
+        (self.slots.len() * std::mem::size_of::<Entry>()) >> 20
     }
     fn probe(&self, key: u64) -> Option<Entry> {
         let e = self.slots[key as usize & self.mask];

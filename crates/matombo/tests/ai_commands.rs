@@ -35,6 +35,24 @@ fn analyse_rejects_bad_input() {
     assert!(!ok && err.contains("position"), "{err}");
     let (ok, _, err) = matombo(&["analyse", "tsoro:8", "--depth", "0"]);
     assert!(!ok && err.contains("depth"), "{err}");
+    let (ok, _, err) = matombo(&["analyse", "tsoro:8", "--hash", "0"]);
+    assert!(!ok && err.contains("--hash"), "{err}");
+}
+
+/// `--hash` sizes the transposition table: at the same depth a table of 1 MiB, too small
+/// for the search, costs more nodes than one of 64 MiB, for the same best turn.
+#[test]
+fn analyse_hash_sizes_the_table() {
+    let nodes_and_best = |mib: &str| {
+        let (ok, out, err) = matombo(&["analyse", "tsoro:8", "--depth", "10", "--hash", mib, "--json"]);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["lines"][0]["nodes"].as_u64().unwrap(), v["lines"][0]["best"].as_str().unwrap().to_string())
+    };
+    let (small, best_small) = nodes_and_best("1");
+    let (big, best_big) = nodes_and_best("64");
+    assert!(big < small, "64 MiB: {big} nodes, 1 MiB: {small}");
+    assert_eq!(best_small, best_big);
 }
 
 #[test]

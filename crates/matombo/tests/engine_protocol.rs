@@ -73,6 +73,12 @@ fn a_whole_session() {
     e.send("matombo");
     let hello = e.until("matombook");
     assert!(hello[0].starts_with("id name matombo"), "{hello:?}");
+    assert!(hello.iter().any(|l| l.starts_with("option name Hash type spin default 16 ")), "{hello:?}");
+    e.send("setoption name Hash value 32");
+    e.send("isready");
+    assert_eq!(e.until("readyok"), vec!["readyok"], "a good Hash value is taken silently");
+    e.send("setoption name Hash value 0");
+    assert!(e.until("info string error").last().unwrap().contains("Hash"));
     e.send("isready");
     assert_eq!(e.until("readyok"), vec!["readyok"]);
 

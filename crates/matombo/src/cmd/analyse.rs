@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{Engine, Limits, SearchResult, MATE, MATE_BOUND};
+use matombo_ai::{Engine, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_HASH_MIB};
 use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
@@ -33,6 +33,11 @@ pub struct Args {
     /// Seed of the engine's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Size of the transposition table in MiB, rounded down to a power of two: a bigger
+    /// table keeps more of a long search.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_HASH_MIB as u64,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
+    pub hash: u64,
     /// Print JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -82,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
     let limits = Limits { time: args.time.map(Duration::from_millis), depth: args.depth, nodes: args.nodes };
     let stop = AtomicBool::new(false);
-    let mut engine = Engine::new(args.seed);
+    let mut engine = Engine::new(args.seed).with_hash_mib(args.hash as usize);
     let results = if args.multipv == 1 {
         engine.search(&pos, limits, &stop).into_iter().collect::<Vec<_>>()
     } else {

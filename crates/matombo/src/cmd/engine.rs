@@ -4,7 +4,7 @@
 //! - `matombo` → `id name …`, `id author …`, `option …` lines, then `matombook`
 //! - `isready` → `readyok` (answered at once, even while searching)
 //! - `newgame` → forgets the search tables
-//! - `setoption name Seed value N`
+//! - `setoption name Seed value N`, `setoption name Hash value MIB`
 //! - `position startpos|<ruleset>|<position> [moves <token> …]`
 //! - `go [time MS] [depth D] [nodes N] [level L] [infinite]` → `info …` lines, then
 //!   `bestmove <token>` (or `bestmove none` when the side to move has no legal turn);
@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{Engine, Level, Limits, SearchResult, MATE, MATE_BOUND, MAX_DEPTH};
+use matombo_ai::{Engine, Level, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_DEPTH, MAX_HASH_MIB};
 use matombo_core::{Game, Position, Ruleset, Token};
 
 /// Arguments of `matombo engine`.
@@ -44,11 +44,17 @@ pub struct Args {
     /// Seed of the engine's random choices (also `setoption name Seed value N`).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Size of the transposition table in MiB, rounded down to a power of two (also
+    /// `setoption name Hash value MIB`).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_HASH_MIB as u64,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
+    pub hash: u64,
 }
 
 /// Protocol state.
 struct State {
     seed: u64,
+    hash_mib: usize,
     engine: Arc<Mutex<Engine>>,
     ruleset: Ruleset,
     game: Game,
@@ -93,6 +99,20 @@ fn info_line(r: &SearchResult) -> String {
 }
 
 impl State {
+    fn new(seed: u64, hash_mib: usize) -> State {
+        let ruleset: Ruleset = "tsoro:8".parse().expect("valid ruleset");
+        State {
+            seed,
+            hash_mib,
+            engine: Arc::new(Mutex::new(Engine::new(seed).with_hash_mib(hash_mib))),
+            ruleset,
+            game: Game::new(Position::start(ruleset)),
+            stop: Arc::new(AtomicBool::new(false)),
+            answered: Arc::new(AtomicBool::new(false)),
+            search: None,
+        }
+    }
+
     fn searching(&self) -> bool {
         self.search.is_some() && !self.answered.load(Ordering::SeqCst)
     }
@@ -101,6 +121,13 @@ impl State {
         if let Some(h) = self.search.take() {
             let _ = h.join();
         }
+    }
+
+    /// Replaces the engine by a new one with the current seed and table size (its tables
+    /// forgotten).
+    fn renew_engine(&mut self) {
+        self.wait();
+        *self.engine.lock().expect("engine lock") = Engine::new(self.seed).with_hash_mib(self.hash_mib);
     }
 
     /// Handles one command line; `Ok(false)` means quit.
@@ -112,6 +139,7 @@ impl State {
                 say(&format!("id name matombo {}", env!("CARGO_PKG_VERSION")));
                 say("id author the matombo authors");
                 say("option name Seed type spin default 1 min 0 max 18446744073709551615");
+                say(&format!("option name Hash type spin default {DEFAULT_HASH_MIB} min 1 max {MAX_HASH_MIB}"));
                 say("matombook");
             }
             "isready" => say("readyok"),
@@ -125,20 +153,25 @@ impl State {
                 self.wait();
             }
             _ if self.searching() => anyhow::bail!("searching: send stop first"),
-            "newgame" => {
-                self.wait();
-                *self.engine.lock().expect("engine lock") = Engine::new(self.seed);
-            }
+            "newgame" => self.renew_engine(),
             "setoption" => {
-                // setoption name Seed value N
                 match rest {
                     ["name", name, "value", v] if name.eq_ignore_ascii_case("seed") => {
                         self.seed = v.parse().with_context(|| format!("bad seed {v:?}"))?;
-                        self.wait();
-                        *self.engine.lock().expect("engine lock") = Engine::new(self.seed);
                     }
-                    _ => anyhow::bail!("unknown option: expected `setoption name Seed value N`"),
+                    ["name", name, "value", v] if name.eq_ignore_ascii_case("hash") => {
+                        let mib: usize = v.parse().with_context(|| format!("bad Hash {v:?}"))?;
+                        anyhow::ensure!(
+                            (1..=MAX_HASH_MIB).contains(&mib),
+                            "Hash must be 1 to {MAX_HASH_MIB} (MiB), not {mib}"
+                        );
+                        self.hash_mib = mib;
+                    }
+                    _ => anyhow::bail!(
+                        "unknown option: expected `setoption name Seed value N` or `setoption name Hash value MIB`"
+                    ),
                 }
+                self.renew_engine();
             }
             "position" => self.position(rest)?,
             "show" => say(&format!("info string position {}", self.game.position())),
@@ -230,16 +263,7 @@ impl State {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let ruleset: Ruleset = "tsoro:8".parse().expect("valid ruleset");
-    let mut state = State {
-        seed: args.seed,
-        engine: Arc::new(Mutex::new(Engine::new(args.seed))),
-        ruleset,
-        game: Game::new(Position::start(ruleset)),
-        stop: Arc::new(AtomicBool::new(false)),
-        answered: Arc::new(AtomicBool::new(false)),
-        search: None,
-    };
+    let mut state = State::new(args.seed, args.hash as usize);
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let line = line.context("reading stdin")?;
@@ -252,4 +276,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // End of input: let a running search finish and answer.
     state.wait();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table_mib(state: &State) -> usize {
+        state.engine.lock().unwrap().hash_mib()
+    }
+
+    #[test]
+    fn hash_option_sizes_the_table_and_outlives_newgame_and_seed() {
+        let mut state = State::new(1, DEFAULT_HASH_MIB);
+        assert_eq!(table_mib(&state), DEFAULT_HASH_MIB);
+        state.handle("setoption name Hash value 100").unwrap();
+        assert_eq!(table_mib(&state), 64, "rounded down to a power of two");
+        state.handle("newgame").unwrap();
+        state.handle("setoption name Seed value 3").unwrap();
+        assert_eq!((table_mib(&state), state.seed), (64, 3));
+        // Bad values are refused and change nothing.
+        for bad in ["0", "-1", "lots", &(MAX_HASH_MIB + 1).to_string()] {
+            let err = state.handle(&format!("setoption name hash value {bad}")).unwrap_err();
+            assert!(err.to_string().contains("Hash"), "{bad}: {err:#}");
+            assert_eq!(table_mib(&state), 64);
+        }
+    }
 }

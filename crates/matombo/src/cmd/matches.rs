@@ -7,7 +7,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, MATE_BOUND};
+use matombo_ai::{
+    greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MATE_BOUND, MAX_HASH_MIB,
+};
 use matombo_core::{Game, Outcome, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -20,12 +22,13 @@ random turns; greedy: the biggest immediate capture), or limits `time=MS`, `dept
 `nodes=N`, comma-separated and optionally after a level, in place of its own limits:
 `max,time=6000`, `hard,depth=16`, `depth=4,time=500` (a level's limits are those of the
 match's board: hard stops at depth 12 on boards of up to 12 holes a row and after
-250,000 nodes on boards of more than 21); or `mcts` (Monte-Carlo tree search) with
-`time=MS` and/or `nodes=N` (iterations; default: time=1000, the hard level's budget) and
-tuning options `c=X` (exploration), `playout=T` (random turns before evaluating a leaf),
-`scale=S` (evaluation per logit), `prior=V` (virtual visits of a new child), `mm=A`
-(weight of the implicit minimax value, 0..1): `mcts,time=100`,
-`mcts,nodes=5000,playout=4`.
+250,000 nodes on boards of more than 21), and `hash=MIB`, the size of the search's
+transposition table (default 16, as the levels play; `max,hash=256`); or `mcts`
+(Monte-Carlo tree search) with `time=MS` and/or `nodes=N` (iterations; default:
+time=1000, the hard level's budget) and tuning options `c=X` (exploration), `playout=T`
+(random turns before evaluating a leaf), `scale=S` (evaluation per logit), `prior=V`
+(virtual visits of a new child), `mm=A` (weight of the implicit minimax value, 0..1):
+`mcts,time=100`, `mcts,nodes=5000,playout=4`.
 
 Every opening (a few random turns from the start position) is played twice with colours
 swapped. Games reaching --max-turns are unfinished (`*`) and left out of the score.
@@ -106,6 +109,8 @@ pub enum Spec {
         level: Option<Level>,
         /// The limits written in the spec.
         limits: Limits,
+        /// Size of the transposition table in MiB.
+        hash_mib: usize,
         /// The spec as written.
         text: String,
     },
@@ -166,6 +171,7 @@ impl FromStr for Spec {
         }
         let mut level = None;
         let mut limits = Limits::default();
+        let mut hash_mib = DEFAULT_HASH_MIB;
         for (i, part) in s.split(',').enumerate() {
             let part = part.trim();
             if i == 0 {
@@ -175,17 +181,24 @@ impl FromStr for Spec {
                 }
             }
             let (k, v) = part.split_once('=').ok_or_else(|| {
-                format!("bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N")
+                format!(
+                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB"
+                )
             })?;
             let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
             match k {
                 "time" => limits.time = Some(Duration::from_millis(n)),
                 "depth" if n >= 1 => limits.depth = Some(n as u32),
                 "nodes" => limits.nodes = Some(n),
-                _ => return Err(format!("bad limit {part:?} in engine spec {s:?} (time=MS, depth=D>=1, nodes=N)")),
+                "hash" if (1..=MAX_HASH_MIB as u64).contains(&n) => hash_mib = n as usize,
+                _ => {
+                    return Err(format!(
+                        "bad limit {part:?} in engine spec {s:?} (time=MS, depth=D>=1, nodes=N, hash=MIB from 1 to {MAX_HASH_MIB})"
+                    ))
+                }
             }
         }
-        Ok(Spec::Search { level, limits, text: s.to_string() })
+        Ok(Spec::Search { level, limits, hash_mib, text: s.to_string() })
     }
 }
 
@@ -213,7 +226,16 @@ impl Player {
             Spec::Mcts { config, .. } => Some(Mcts::with_config(seed, *config)),
             _ => None,
         };
-        Player { spec: spec.clone(), engine: Engine::new(seed), mcts, rng: SmallRng::seed_from_u64(seed ^ 0x5eed) }
+        let hash_mib = match spec {
+            Spec::Search { hash_mib, .. } => *hash_mib,
+            _ => DEFAULT_HASH_MIB,
+        };
+        Player {
+            spec: spec.clone(),
+            engine: Engine::new(seed).with_hash_mib(hash_mib),
+            mcts,
+            rng: SmallRng::seed_from_u64(seed ^ 0x5eed),
+        }
     }
 
     fn choose(&mut self, game: &Game) -> Option<Token> {
@@ -623,8 +645,15 @@ mod tests {
         let Spec::Search { level, limits, .. } = "max,time=6000".parse::<Spec>().unwrap() else { panic!() };
         assert_eq!(level, Some(Level::Max));
         assert_eq!(limits.time, Some(Duration::from_millis(6000)));
-        let Spec::Search { level, limits, .. } = "depth=3,nodes=500".parse::<Spec>().unwrap() else { panic!() };
+        let Spec::Search { level, limits, hash_mib, .. } = "depth=3,nodes=500".parse::<Spec>().unwrap() else {
+            panic!()
+        };
         assert_eq!((level, limits.depth, limits.nodes, limits.time), (None, Some(3), Some(500), None));
+        assert_eq!(hash_mib, DEFAULT_HASH_MIB);
+        let Spec::Search { level, limits, hash_mib, .. } = "max,hash=256".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!((level, limits, hash_mib), (Some(Level::Max), Limits::default(), 256));
+        assert!("max,hash=0".parse::<Spec>().is_err());
+        assert!("hash=99999999".parse::<Spec>().is_err());
         assert!("fast".parse::<Spec>().is_err());
         assert!("depth=0".parse::<Spec>().is_err());
         assert!("time=x".parse::<Spec>().is_err());
