@@ -33,6 +33,8 @@ if [ -z "${MATOMBO_BIN:-}" ]; then
   MATOMBO_BIN="${CARGO_TARGET_DIR:-$root/target}/release/matombo"
 fi
 case "$MATOMBO_BIN" in /*) ;; *) MATOMBO_BIN="$root/$MATOMBO_BIN" ;; esac
+# Tests that need a server of their own (to stop it) start this binary.
+export MATOMBO_BIN
 
 mkdir -p out
 rm -f out/*.png out/server.url out/online.sqlite*

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: formatting, lints, unit/integration/doc tests, the
-# wasm build of the rules core, brief fuzzing, the terminal and browser end-to-end tests.
+# check that the served wasm engine is the current source's build, brief fuzzing, the
+# terminal and browser end-to-end tests.
 # Installs what the tests need beyond Rust (tmux, Chromium, playwright-core) on the way.
 #
 # Environment: SKIP_E2E=1 skips the browser and tmux tests; SKIP_FUZZ=1 skips fuzzing;
@@ -58,12 +59,10 @@ step "tests" cargo test --workspace -q
 step "online load test" cargo run -q -p matombo -- loadtest --rooms 50 --duration 5 --ramp 2 --json
 step "docs build" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 
-# The rules core must build for the browser too; the target may be unavailable offline.
-if rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
-  step "wasm build of matombo-core" cargo build -q -p matombo-core --target wasm32-unknown-unknown
-else
-  echo "(wasm32-unknown-unknown target not available: wasm build skipped)"
-fi
+# The board's engine is served from a checked-in WebAssembly build
+# (crates/matombo-web/assets/wasm/matombo.wasm); it must be exactly what the current
+# source builds, or the page would play by stale rules.
+step "served wasm engine is the current source's build" bash scripts/build-wasm.sh --check
 
 if [ "${SKIP_FUZZ:-0}" != 1 ] && rustup toolchain list | grep -q nightly; then
   fuzz() {

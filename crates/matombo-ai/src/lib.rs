@@ -28,12 +28,15 @@
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use matombo_core::{Position, Ruleset, Token};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+pub mod clock;
 mod eval;
 mod gen;
 mod mcts;

@@ -17,8 +17,8 @@
 //! 6-15 alpha-beta nodes. So the alpha-beta search stays the engine of every level; this
 //! one is there to be measured again as the evaluation and the generator change.
 
+use crate::clock::Instant;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use matombo_core::{GameKind, Position, Token};
 use rand::rngs::SmallRng;

@@ -3,7 +3,9 @@
 //! captures, then history).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use matombo_core::{GameKind, Position, Token};
 

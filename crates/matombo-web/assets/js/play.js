@@ -1,6 +1,9 @@
-// The board page: a game against the AI or between two people on one device. The server
-// (POST /api/game) replays the game and decides everything; this page only shows it.
+// The board page: a game against the AI or between two people on one device. The engine
+// in the page (engine.js: matombo's Rust rules and search in WebAssembly) replays the game
+// and decides everything, as the server's JSON API would; this page only shows it. Nothing
+// here needs the server once the page is loaded.
 import { Board } from './board.js';
+import { randomSeed, request, Searcher } from './engine.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('play');
@@ -47,21 +50,17 @@ function save() {
   }
 }
 
+// The computer's turns and hints; and the analysis, which runs beside them.
+const aiSearcher = new Searcher();
+const analysisSearcher = new Searcher();
+
+/** What `POST path` of the JSON API answers, from the engine in the page. */
 async function api(path, body) {
-  const r = await fetch(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  let j = null;
-  try {
-    j = await r.json();
-  } catch (_) {
-    j = { error: `${r.status} ${r.statusText}` };
-  }
-  if (!r.ok) throw new Error(j.error || `${r.status}`);
-  return j;
+  if (path === '/api/ai') return aiSearcher.run('ai', { ...body, seed: randomSeed() });
+  return request(path, body);
 }
+
+const stopped = (e) => e && e.name === 'AbortError';
 
 function gameBody(extra = {}) {
   const body = { start: game.start, moves: game.moves, pending: game.pending, ...extra };
@@ -208,6 +207,7 @@ function render() {
   root.dataset.moves = String(state.moves.length);
   root.dataset.busy = busy || thinking ? 'true' : 'false';
   save();
+  if (!busy) updateAnalysis();
 }
 
 async function load() {
@@ -291,7 +291,7 @@ async function maybeAi() {
     answer = await api('/api/ai', { start: game.start, moves: game.moves, level: settings.level });
   } catch (e) {
     thinking = false;
-    if (seq === aiSeq) message(e.message, 'error');
+    if (seq === aiSeq && !stopped(e)) message(e.message, 'error');
     render();
     return;
   }
@@ -307,6 +307,7 @@ async function maybeAi() {
 function cancelAi() {
   aiSeq++;
   thinking = false;
+  aiSearcher.stop();
 }
 
 function undo() {
@@ -360,7 +361,7 @@ async function showHint() {
     $('hint').textContent = fill(words.hint_is, { move: a.token });
     render();
   } catch (e) {
-    message(e.message, 'error');
+    if (!stopped(e)) message(e.message, 'error');
   }
 }
 
@@ -528,6 +529,110 @@ async function applyEditor() {
     $('editor-error').textContent = e.message;
   }
 }
+
+// ---- Analysis ------------------------------------------------------------------
+
+let analysing = false;
+let analysisKey = '';
+
+/** The analysis panel, made here so that the page's markup stays the server's. */
+function analysisPanel() {
+  let panel = $('analysis');
+  if (panel) return panel;
+  panel = document.createElement('section');
+  panel.className = 'panel analysis';
+  panel.id = 'analysis';
+  panel.setAttribute('aria-labelledby', 'analysis-title');
+  const h = document.createElement('h2');
+  h.id = 'analysis-title';
+  h.textContent = words.analysis;
+  const toggle = document.createElement('button');
+  toggle.type = 'button';
+  toggle.id = 'btn-analyse';
+  toggle.setAttribute('aria-pressed', 'false');
+  toggle.textContent = words.analyse;
+  toggle.addEventListener('click', () => setAnalysing(!analysing));
+  const info = document.createElement('p');
+  info.id = 'analysis-info';
+  info.className = 'analysis-info';
+  info.setAttribute('aria-live', 'polite');
+  const lines = document.createElement('ol');
+  lines.id = 'analysis-lines';
+  lines.className = 'analysis-lines';
+  panel.append(h, toggle, info, lines);
+  document.querySelector('.panel.actions').after(panel);
+  return panel;
+}
+
+function setAnalysing(on) {
+  analysing = on;
+  analysisKey = '';
+  analysisSearcher.stop();
+  $('btn-analyse').setAttribute('aria-pressed', String(on));
+  $('btn-analyse').textContent = on ? words.analyse_stop : words.analyse;
+  if (!on) {
+    $('analysis-info').textContent = '';
+    $('analysis-lines').innerHTML = '';
+    root.dataset.analysis = 'off';
+  }
+  updateAnalysis();
+}
+
+/** A score for South, as the annotations of RULES.md §6.5 write it: +1.25, #7, #-7. */
+function southScore(line, toMove) {
+  if (line.mate !== null && line.mate !== undefined) {
+    const n = toMove === 'South' ? line.mate : -line.mate;
+    return `#${n}`;
+  }
+  const v = line.south / 100;
+  return `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}`;
+}
+
+function showAnalysis(a, done) {
+  const list = $('analysis-lines');
+  list.innerHTML = '';
+  for (const line of a.lines) {
+    const li = document.createElement('li');
+    const score = document.createElement('strong');
+    score.className = 'score';
+    score.textContent = southScore(line, a.to_move);
+    const pv = document.createElement('span');
+    pv.className = 'pv';
+    pv.textContent = line.pv.join(' ');
+    li.append(score, document.createTextNode(' '), pv);
+    list.append(li);
+  }
+  const nps = a.ms > 0 ? Math.round((a.nodes * 1000) / a.ms) : 0;
+  $('analysis-info').textContent = fill(words.analysis_depth, { depth: a.depth, nodes: a.nodes, nps });
+  root.dataset.analysis = done ? 'done' : 'running';
+  root.dataset.analysisDepth = String(a.depth);
+}
+
+/** Analyses the position after the last complete turn, again whenever it changes. */
+function updateAnalysis() {
+  if (!analysing || !state) return;
+  const key = JSON.stringify([game.start, game.moves, game.resigned]);
+  if (key === analysisKey) return;
+  analysisKey = key;
+  analysisSearcher.stop();
+  $('analysis-lines').innerHTML = '';
+  if (state.outcome) {
+    $('analysis-info').textContent = words.analysis_over;
+    root.dataset.analysis = 'done';
+    return;
+  }
+  $('analysis-info').textContent = words.thinking;
+  root.dataset.analysis = 'running';
+  const body = { start: game.start, moves: [...game.moves], lines: 3, time_ms: 30000 };
+  analysisSearcher
+    .run('analyse', body, (a) => key === analysisKey && showAnalysis(a, false))
+    .then((a) => key === analysisKey && showAnalysis(a, true))
+    .catch((e) => {
+      if (!stopped(e) && key === analysisKey) $('analysis-info').textContent = e.message;
+    });
+}
+
+analysisPanel();
 
 // ---- Wiring --------------------------------------------------------------------
 

@@ -1,0 +1,199 @@
+//! # matombo-wasm
+//!
+//! The board page's engine: the JSON API of `matombo-api` (the very functions the server
+//! answers `/api/*` with) and the search, compiled to WebAssembly for
+//! `wasm32-unknown-unknown` with raw `extern "C"` exports and no generated glue. The page's
+//! ES module `assets/js/wasm.js` (about sixty lines) is the whole JavaScript side.
+//!
+//! The interface, in WebAssembly terms:
+//! - `matombo_alloc(len) -> ptr` and `matombo_free(ptr, len)`: memory for messages;
+//! - `matombo_call(ptr, len) -> out`: runs one request, the UTF-8 JSON
+//!   `{"op": "game" | "ai" | "analyse" | "export" | "import" | "rulesets" | "speed",
+//!   "body": {…}}`, and answers at `out` a little-endian `u32` length followed by that
+//!   many bytes of JSON: `{"ok": <answer>}` or `{"error": "<message>", "status": 400 |
+//!   422 | 500}` (the HTTP status the server would give). The caller frees `out` with
+//!   `matombo_free(out, 4 + length)`.
+//! - imports `env.matombo_now_ms() -> f64` (a monotonic clock in milliseconds, for the
+//!   search's time limits) and `env.matombo_report(ptr, len)` (an analysis's lines after
+//!   each completed depth, as JSON).
+//!
+//! The same dispatch runs natively in [`handle`], so it is tested without a browser.
+#![deny(missing_docs)]
+
+use std::sync::atomic::AtomicBool;
+
+use matombo_api::{ApiError, ErrorKind};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One request to the engine.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call {
+    op: String,
+    #[serde(default)]
+    body: Value,
+}
+
+fn body<T: for<'de> Deserialize<'de>>(v: Value) -> Result<T, ApiError> {
+    serde_json::from_value(v).map_err(|e| ApiError::bad(format!("malformed request body: {e}")))
+}
+
+fn json<T: serde::Serialize>(v: T) -> Result<Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError { kind: ErrorKind::Internal, message: e.to_string() })
+}
+
+/// The speed request of the in-browser benchmark.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpeedRequest {
+    ruleset: String,
+    ms: u64,
+}
+
+fn dispatch(request: &[u8], report: &mut dyn FnMut(&str)) -> Result<Value, ApiError> {
+    let call: Call = matombo_api::parse_body(request)?;
+    // A search in the page is stopped by ending its worker, so this flag stays down.
+    let stop = AtomicBool::new(false);
+    match call.op.as_str() {
+        "game" => json(matombo_api::game(&body(call.body)?)?),
+        "ai" => {
+            let req: matombo_api::AiRequest = body(call.body)?;
+            // The page always sends a seed (it has the randomness); 1 keeps a bare call valid.
+            json(req.prepare(1)?.run(&stop)?)
+        }
+        "analyse" => {
+            let req: matombo_api::AnalyseRequest = body(call.body)?;
+            json(matombo_api::analyse(&req, &stop, &mut |a| {
+                if let Ok(s) = serde_json::to_string(a) {
+                    report(&s);
+                }
+            })?)
+        }
+        "export" => json(matombo_api::export(&body(call.body)?)?),
+        "import" => json(matombo_api::import(&body(call.body)?)?),
+        "rulesets" => json(matombo_api::games()),
+        "speed" => {
+            let req: SpeedRequest = body(call.body)?;
+            json(matombo_api::search_speed(&req.ruleset, req.ms.min(60_000))?)
+        }
+        other => Err(ApiError::bad(format!(
+            "unknown op {other:?} (expected game, ai, analyse, export, import, rulesets or speed)"
+        ))),
+    }
+}
+
+/// Runs one request (the JSON `{"op": …, "body": …}`) and answers `{"ok": …}` or
+/// `{"error": …, "status": …}`; `report` receives an analysis's progress.
+pub fn handle(request: &[u8], report: &mut dyn FnMut(&str)) -> String {
+    let answer = match dispatch(request, report) {
+        Ok(v) => serde_json::json!({ "ok": v }),
+        Err(e) => serde_json::json!({ "error": e.message, "status": e.kind.status() }),
+    };
+    answer.to_string()
+}
+
+#[cfg(target_arch = "wasm32")]
+mod exports {
+    use std::alloc::{alloc, dealloc, Layout};
+
+    #[link(wasm_import_module = "env")]
+    extern "C" {
+        fn matombo_report(ptr: *const u8, len: usize);
+    }
+
+    fn layout(len: usize) -> Layout {
+        Layout::from_size_align(len.max(1), 4).expect("message size fits the address space")
+    }
+
+    /// Memory for a message of `len` bytes.
+    #[no_mangle]
+    pub extern "C" fn matombo_alloc(len: usize) -> *mut u8 {
+        // SAFETY: the layout has a non-zero size.
+        unsafe { alloc(layout(len)) }
+    }
+
+    /// Frees what [`matombo_alloc`] or [`matombo_call`] gave.
+    ///
+    /// # Safety
+    /// `ptr` and `len` are those of one allocation, freed once.
+    #[no_mangle]
+    pub unsafe extern "C" fn matombo_free(ptr: *mut u8, len: usize) {
+        dealloc(ptr, layout(len))
+    }
+
+    /// Runs one request of `len` bytes at `ptr` (see the crate's documentation).
+    ///
+    /// # Safety
+    /// `ptr` and `len` describe initialised memory the caller owns.
+    #[no_mangle]
+    pub unsafe extern "C" fn matombo_call(ptr: *const u8, len: usize) -> *mut u8 {
+        let request = std::slice::from_raw_parts(ptr, len);
+        let out = super::handle(request, &mut |s| matombo_report(s.as_ptr(), s.len()));
+        let n = out.len();
+        let buf = matombo_alloc(4 + n);
+        std::ptr::copy_nonoverlapping((n as u32).to_le_bytes().as_ptr(), buf, 4);
+        std::ptr::copy_nonoverlapping(out.as_ptr(), buf.add(4), n);
+        buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(req: &str) -> Value {
+        serde_json::from_str(&handle(req.as_bytes(), &mut |_| {})).unwrap()
+    }
+
+    #[test]
+    fn game_answers_as_the_api_does() {
+        let v = call(r#"{"op":"game","body":{"start":"tsoro:8","apply":["sow B2"]}}"#);
+        let direct = matombo_api::game(&matombo_api::GameRequest {
+            start: "tsoro:8".into(),
+            apply: vec!["sow B2".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(v["ok"], serde_json::to_value(direct).unwrap());
+        assert_eq!(v["ok"]["phase"], "head");
+    }
+
+    #[test]
+    fn errors_carry_the_servers_status() {
+        let v = call(r#"{"op":"game","body":{"start":"tsoro:8","apply":["sow A1"]}}"#);
+        assert_eq!(v["status"], 422);
+        assert!(v["error"].as_str().unwrap().contains("not legal"), "{v}");
+        for bad in [r#"{"op":"game","body":{"start":"tsoro:5"}}"#, "not json", r#"{"op":"fly"}"#] {
+            let v = call(bad);
+            assert_eq!(v["status"], 400, "{bad}: {v}");
+            assert!(!v["error"].as_str().unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn analysis_reports_every_depth_and_three_lines() {
+        let mut depths = Vec::new();
+        let out = handle(br#"{"op":"analyse","body":{"start":"tsoro:8","depth":4,"lines":3}}"#, &mut |s| {
+            depths.push(serde_json::from_str::<Value>(s).unwrap()["depth"].as_u64().unwrap())
+        });
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(depths, [1, 2, 3, 4]);
+        assert_eq!(v["ok"]["depth"], 4);
+        let lines = v["ok"]["lines"].as_array().unwrap();
+        assert_eq!(lines.len(), 3);
+        let pos = matombo_api::replay("tsoro:8", &[]).unwrap().position().clone();
+        for l in lines {
+            let token: matombo_core::Token = l["token"].as_str().unwrap().parse().unwrap();
+            assert!(pos.play(&token).is_ok(), "{l}");
+        }
+    }
+
+    #[test]
+    fn ai_plays_a_legal_turn() {
+        let v = call(r#"{"op":"ai","body":{"start":"nsolo:8","level":"easy","seed":7}}"#);
+        let token = v["ok"]["token"].as_str().unwrap();
+        let pos = matombo_api::replay("nsolo:8", &[]).unwrap().position().clone();
+        assert!(pos.play(&token.parse().unwrap()).is_ok(), "{v}");
+    }
+}
