@@ -26,7 +26,7 @@ for (const r of rulesets) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'matombo-bench-'));
-const server = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'db.sqlite')], {
+const server = spawn(process.env.SERVE_BIN || bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'db.sqlite')], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const url = await new Promise((resolve) => {

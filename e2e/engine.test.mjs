@@ -105,7 +105,7 @@ async function humanDecision(page, random) {
     await page.click(`#${ids[Math.floor(random() * ids.length)]}`);
     return;
   }
-  const holes = await page.$$eval('#board g.hole.clickable', (gs) => gs.map((g) => g.dataset.hole));
+  const holes = await page.$$eval('#board g.hole.legal, #board g.hole.takeable', (gs) => gs.map((g) => g.dataset.hole));
   if (phase === 'bonus' && (!holes.length || random() < 0.2) && (await page.$eval('#btn-done', (b) => !b.hidden))) {
     await page.click('#btn-done');
     return;
@@ -172,7 +172,7 @@ test('a hint and an analysis line with the server stopped', async () => {
   assert(lines.length === 3, `three lines: ${lines.join(' | ')}`);
   assert(lines.every((l) => /^([+−]\d+\.\d\d|#-?\d+) [AB]\d+/.test(l)), `score then a South turn: ${lines.join(' | ')}`);
   // Playing a turn restarts the analysis for the new position (North to move).
-  const holes = await page.$$eval('#board g.hole.clickable', (gs) => gs.map((g) => g.dataset.hole));
+  const holes = await page.$$eval('#board g.hole.legal, #board g.hole.takeable', (gs) => gs.map((g) => g.dataset.hole));
   await page.click(`#board g.hole[data-hole="${holes[0]}"]`);
   await idle(page);
   while ((await data(page, 'phase')) !== 'start') {
@@ -193,17 +193,30 @@ test('a hint and an analysis line with the server stopped', async () => {
 });
 
 test('a search is stopped by New game without freezing the board', async () => {
-  const page = await offlinePage('game=tsoro&size=21&level=max&side=N');
-  // The computer (South, max: seconds of search) starts; the page keeps answering.
-  await page.waitForFunction(() => !document.getElementById('thinking').hidden);
+  const page = await offlinePage('game=tsoro&size=21&level=max');
+  // South (the person) plays; the computer (max: seconds of search) starts thinking.
+  const holes = await page.$$eval('#board g.hole.legal', (gs) => gs.map((g) => g.dataset.hole));
+  await page.click(`#board g.hole[data-hole="${holes[0]}"]`);
+  const settled = () =>
+    page.waitForFunction(() => {
+      const p = document.getElementById('play');
+      return !document.getElementById('thinking').hidden || (p.dataset.busy === 'false' && p.dataset.phase !== 'start');
+    });
+  await settled();
+  while (await page.$eval('#thinking', (t) => t.hidden)) {
+    await humanDecision(page, rng(2));
+    await settled();
+  }
+  // The page keeps answering while the worker searches.
   const during = await page.evaluate(() => !document.getElementById('thinking').hidden);
   assert(during, 'the page ran a script while the search was running');
-  // New game stops it: the board shows the start, and the old search's turn never lands.
+  // New game stops it: the board shows the start, and the stopped search's turn never lands.
   await page.click('#btn-new');
   await page.waitForFunction(() => document.getElementById('play').dataset.moves === '0');
-  assert((await page.$$('#board g.hole')).length === 84, 'the board is drawn');
-  await idle(page);
-  assert(Number(await data(page, 'moves')) === 1, 'one turn (the new search), not the stopped one too');
+  assert(await page.$eval('#thinking', (t) => t.hidden), 'no search runs after New game');
+  await page.waitForTimeout(4000);
+  assert(Number(await data(page, 'moves')) === 0, 'the stopped search played nothing');
+  assert((await page.$$('#board g.hole.legal')).length > 0, 'South can start the new game');
   await page.context().close();
 });
 

@@ -55,6 +55,7 @@ export class Searcher {
     this.seq = 0;
   }
 
+  /** Starts the worker (done by the first run, or earlier to have it ready). */
   async start() {
     if (this.worker) return;
     const module = await engineModule();
@@ -101,9 +102,14 @@ export class Searcher {
     jobs.forEach((j) => j.reject(error));
   }
 
-  /** Ends the running search (its promise rejects with Stopped); the next run starts anew. */
+  /**
+   * Ends the running search (its promise rejects with Stopped) and starts a fresh worker
+   * at once, so that the next search finds it ready.
+   */
   stop() {
-    if (this.pending.size) this.fail(new Stopped());
+    if (!this.pending.size) return;
+    this.fail(new Stopped());
+    this.start().catch(() => {});
   }
 }
 

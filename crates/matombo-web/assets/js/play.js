@@ -53,6 +53,9 @@ function save() {
 // The computer's turns and hints; and the analysis, which runs beside them.
 const aiSearcher = new Searcher();
 const analysisSearcher = new Searcher();
+// Started now, while the page's files can be fetched, so that a search needs no network.
+aiSearcher.start().catch(() => {});
+analysisSearcher.start().catch(() => {});
 
 /** What `POST path` of the JSON API answers, from the engine in the page. */
 async function api(path, body) {
