@@ -180,7 +180,8 @@ test('a complete game against the AI by clicking (tsoro:6, beginner)', async (br
   const banner = page.locator('#banner');
   assert(await banner.isVisible(), 'result banner');
   const text = await banner.textContent();
-  assert(/wins|Draw/.test(text) && /no legal move/.test(text), `banner says why: ${text}`);
+  assert(/You win|You lose|Draw/.test(text) && /no legal move/.test(text), `banner speaks to the player: ${text}`);
+  assert(await page.isVisible('#btn-again'), 'a Play again button');
   assert((await page.locator('#moves .move').count()) === (await moveCount(page)), 'move list');
   await page.screenshot({ path: join(out, 'game-over-tsoro-6.png') });
   console.log(`    ${await moveCount(page)} turns, ${heads} head choices, ${picks} bonus decisions: ${text.trim()}`);
@@ -192,6 +193,11 @@ test('playing North against the AI: it moves first, with a thinking indicator', 
   const page = await open(browser, '/play?ruleset=nsolo:8&mode=ai&level=beginner');
   await idle(page);
   await page.selectOption('#human-side', 'N');
+  // The choice waits for New game: the game in progress is not changed under the player.
+  await page.waitForTimeout(500);
+  assert((await moveCount(page)) === 0, 'no computer turn before New game');
+  assert((await page.$eval('#play', (p) => p.dataset.toMove)) === 'South', 'South (still the person) to move');
+  await page.click('#btn-new');
   await page.waitForSelector('#thinking:not([hidden])', { timeout: 5000 }).catch(() => {});
   await page.waitForFunction(() => document.getElementById('play').dataset.moves === '1');
   await idle(page);
@@ -199,6 +205,25 @@ test('playing North against the AI: it moves first, with a thinking indicator', 
   assert((await page.locator('#board g.hole.legal').count()) > 0, 'North starts highlighted');
   const legal = await page.$$eval('#board g.hole.legal', (gs) => gs.map((g) => g.dataset.hole));
   assert(legal.every((h) => h[0] === 'a' || h[0] === 'b'), `only North's holes: ${legal}`);
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('New game during an animation starts a clean game', async (browser) => {
+  // Slowest animation, so that the click lands while the turn is still being sown.
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=two', { speed: '0' });
+  await idle(page);
+  await page.click('#board g.hole[data-hole=B2]');
+  await page.waitForFunction(() => document.getElementById('play').dataset.busy === 'true');
+  await page.click('#btn-new');
+  await idle(page);
+  await page.waitForTimeout(300);
+  assert((await moveCount(page)) === 0, 'the new game has no turn');
+  assert((await page.$eval('#play', (p) => p.dataset.phase)) === 'start', 'the new game is at its start');
+  await page.click('#board g.hole[data-hole=B3]');
+  await idle(page);
+  const moves = await page.$$eval('#moves .move', (ms) => ms.map((m) => m.textContent));
+  assert(moves.length <= 1 && !moves.some((m) => m.startsWith('B2')), `only the new game's turn: ${moves}`);
   assert(!page.errors.length, page.errors.join('\n'));
   await page.context().close();
 });

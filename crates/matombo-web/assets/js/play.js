@@ -29,6 +29,8 @@ let busy = false;
 let thinking = false;
 let aiSeq = 0;
 let hint = null;
+// Bumped by New game and by loading a game: a reply for an older game is dropped.
+let generation = 0;
 
 // Restore the game of this tab (kept across reloads and language switches).
 try {
@@ -144,7 +146,14 @@ function render() {
   const banner = $('banner');
   if (state.outcome) {
     const o = state.outcome;
-    const head = o.winner ? fill(words.wins, { side: sideWord(o.winner) }) : words.draw;
+    // Against the computer the banner speaks to the player.
+    const head = !o.winner
+      ? words.draw
+      : settings.mode === 'ai'
+        ? o.winner === settings.human
+          ? words.you_win
+          : words.you_lose
+        : fill(words.wins, { side: sideWord(o.winner) });
     const loser = o.winner ? sideWord(o.winner === 'South' ? 'North' : 'South') : '';
     const reason =
       o.termination === 'no_legal_move'
@@ -157,7 +166,12 @@ function render() {
     banner.innerHTML = '';
     const strong = document.createElement('strong');
     strong.textContent = head;
-    banner.append(strong, document.createTextNode(` — ${reason} (${o.result})`));
+    const again = document.createElement('button');
+    again.type = 'button';
+    again.id = 'btn-again';
+    again.textContent = words.play_again;
+    again.addEventListener('click', () => newGame(root.dataset.start));
+    banner.append(strong, document.createTextNode(` — ${reason} (${o.result}) `), again);
     banner.dataset.result = o.result;
     banner.dataset.termination = o.termination;
     banner.hidden = false;
@@ -202,7 +216,8 @@ function render() {
   $('btn-skip').disabled = !busy;
   $('thinking').hidden = !thinking;
   for (const input of document.querySelectorAll('input[name=mode]')) input.checked = input.value === settings.mode;
-  $('human-side').value = settings.human === 'South' ? 'S' : 'N';
+  // A choice not yet applied by New game stays shown.
+  $('human-side').value = $('human-side').dataset.chosen || (settings.human === 'South' ? 'S' : 'N');
   $('level').value = settings.level;
   document.querySelector('.ai-options').hidden = settings.mode !== 'ai';
   root.dataset.phase = state.outcome ? 'over' : state.phase;
@@ -236,6 +251,7 @@ async function send(extra) {
   const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
   busy = true;
   const mover = state.to_move;
+  const gen = generation;
   render();
   let next;
   try {
@@ -248,6 +264,12 @@ async function send(extra) {
   }
   $('btn-skip').disabled = false;
   await board.animate(next.events, mover);
+  if (gen !== generation) {
+    // New game (or a loaded game) while this turn was animating: it belongs to the old game.
+    busy = false;
+    render();
+    return;
+  }
   state = next;
   game.moves = next.moves;
   game.pending = next.pending;
@@ -347,7 +369,12 @@ function redoMove() {
 
 function newGame(start = game.start) {
   cancelAi();
+  generation++;
   if (busy) board.skip();
+  // "You play" takes effect here, not in the game in progress.
+  const chosen = $('human-side').dataset.chosen;
+  if (chosen) settings.human = chosen === 'N' ? 'North' : 'South';
+  delete $('human-side').dataset.chosen;
   game = { start, moves: [], pending: [], resigned: null };
   redo = [];
   hint = null;
@@ -402,6 +429,7 @@ async function loadRecord(file) {
     const text = await file.text();
     const st = await api('/api/record/import', { text });
     cancelAi();
+    generation++;
     game = { start: st.start, moves: st.moves, pending: [], resigned: st.resigned || null };
     redo = [];
     // Watch or continue the loaded game as two people; the settings can switch to the AI.
@@ -678,10 +706,9 @@ for (const input of document.querySelectorAll('input[name=mode]')) {
   });
 }
 $('human-side').addEventListener('change', (e) => {
-  settings.human = e.target.value === 'N' ? 'North' : 'South';
-  cancelAi();
-  render();
-  maybeAi();
+  // Applied by New game (newGame reads the choice); the game in progress goes on as it was.
+  e.target.dataset.chosen = e.target.value;
+  message(words.side_at_new_game, 'ok');
 });
 $('level').addEventListener('change', (e) => {
   settings.level = e.target.value;
