@@ -121,7 +121,7 @@ export class Board {
       viewBox: `0 0 ${width} ${height}`,
       class: `board${this.interactive ? ' interactive' : ''}${this.labels ? ' show-labels' : ''}`,
       role: this.interactive ? 'group' : 'img',
-      'aria-label': this.words.board_label || `board, 4 × ${n}`,
+      'aria-label': fill(this.words.board_label || 'board, 4 × {n}', { n }),
       'data-n': String(n),
     });
     // Phone to desktop: never narrower than 31 px a hole (counts stay legible; wide boards

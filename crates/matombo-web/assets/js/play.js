@@ -129,11 +129,11 @@ function render() {
       stop.disabled = !state.legal.includes('stop') || busy;
     } else if (state.phase === 'bonus') {
       if (state.ruleset.game === 'tsoro') {
-        prompt = fill(words.take_up_to, { n: state.left });
+        prompt = state.left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: state.left });
         done.hidden = false;
         done.disabled = busy;
       } else {
-        prompt = fill(words.take_n_more, { n: state.left });
+        prompt = state.left === 1 ? words.take_one_more : fill(words.take_n_more, { n: state.left });
       }
     }
   }
