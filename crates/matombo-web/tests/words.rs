@@ -41,8 +41,7 @@ fn every_word_a_script_uses_exists() {
             if i > 0 && text.as_bytes()[i - 1].is_ascii_alphanumeric() {
                 continue;
             }
-            let name: String =
-                text[i + 6..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let name: String = text[i + 6..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
             if name.is_empty() {
                 continue;
             }
