@@ -8,8 +8,11 @@
 
 pub mod api;
 pub mod assets;
+pub mod headers;
+pub mod offline;
 pub mod online;
 pub mod pages;
+pub mod static_site;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,8 +31,13 @@ pub struct Config {
     pub db: Option<PathBuf>,
 }
 
-/// The site without online play: pages, static files and the JSON API.
+/// The site without online play: pages, static files and the JSON API, with the site's
+/// headers and compression.
 pub fn site() -> Router {
+    headers::harden(site_routes())
+}
+
+fn site_routes() -> Router {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let pool = api::AiPool::new(threads);
     Router::new()
@@ -37,6 +45,8 @@ pub fn site() -> Router {
         .route("/rules/{game}", get(pages::rules_page))
         .route("/play", get(pages::play_page))
         .route("/static/{*path}", get(assets::static_file))
+        .route("/sw.js", get(offline::service_worker_file))
+        .route("/manifest.webmanifest", get(offline::manifest_file))
         .route("/api/rulesets", get(api::rulesets_handler))
         .route("/api/game", post(api::game_handler))
         .route("/api/record/export", post(api::export_handler))
@@ -46,7 +56,7 @@ pub fn site() -> Router {
 
 /// The whole site, online play included.
 pub fn app(online: online::OnlineState) -> Router {
-    site().merge(online::routes(online))
+    headers::harden(site_routes().merge(online::routes(online)))
 }
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).

@@ -16,6 +16,69 @@ use crate::assets::Assets;
 /// The languages of the site, with their names in themselves.
 pub const LANGUAGES: [(&str, &str); 4] = [("en", "English"), ("fi", "Suomi"), ("da", "Dansk"), ("bn", "বাংলা")];
 
+/// Where a page's links lead: the server's routes, or the files of a static site written
+/// by `matombo site` (flat files, relative links, one file per page and language).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `/`, `/rules/{game}`, `/play`, with `?lang=`; files under `/static/{version}/`.
+    Server,
+    /// `index.html`, `rules-tsoro-fi.html`, `play-da.html`; files under `static/`.
+    Site,
+}
+
+impl Target {
+    /// The file name of a page in a static site: English unsuffixed, the others `-{lang}`.
+    pub fn site_file(page: &str, lang: &str) -> String {
+        if lang == "en" {
+            format!("{page}.html")
+        } else {
+            format!("{page}-{lang}.html")
+        }
+    }
+
+    /// The address of the catalogue (`page` "index"), a rules page ("rules-tsoro") or the
+    /// board ("play") in `lang`, with `query` (no `lang`, may be empty).
+    pub fn href(self, page: &str, lang: &str, query: &str) -> String {
+        match self {
+            Target::Server => {
+                let path = match page {
+                    "index" => "/".to_string(),
+                    p => format!("/{}", p.replacen('-', "/", 1)),
+                };
+                if query.is_empty() {
+                    format!("{path}?lang={lang}")
+                } else {
+                    format!("{path}?{query}&lang={lang}")
+                }
+            }
+            Target::Site => {
+                let file = Target::site_file(page, lang);
+                if query.is_empty() {
+                    file
+                } else {
+                    format!("{file}?{query}")
+                }
+            }
+        }
+    }
+
+    /// Where the site's files (CSS, scripts, engine, images) are.
+    pub fn static_base(self) -> String {
+        match self {
+            Target::Server => format!("/static/{}", crate::assets::version()),
+            Target::Site => "static".to_string(),
+        }
+    }
+
+    /// The site's root (manifest, service worker) as seen from a page.
+    fn root(self) -> &'static str {
+        match self {
+            Target::Server => "/",
+            Target::Site => "",
+        }
+    }
+}
+
 fn load_json(path: &str) -> Value {
     let file = Assets::get(path).unwrap_or_else(|| panic!("embedded {path} is missing"));
     serde_json::from_slice(&file.data).unwrap_or_else(|e| panic!("embedded {path} is not valid JSON: {e}"))
@@ -94,19 +157,13 @@ fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, bool) {
     ("en", false)
 }
 
-fn page(
-    lang: &str,
-    set_cookie: bool,
-    title: &str,
-    body_class: &str,
-    here: &str,
-    main: &str,
-    scripts: &str,
-) -> Response {
+/// A whole HTML page. `here` is the page ("index", "rules-tsoro", "play") and its query
+/// (without `lang`), for the language switch; `script` is the page's module under `js/`.
+fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str), main: &str, script: &str) -> String {
     let mut switch = String::new();
     for (code, name) in LANGUAGES {
         let current = if code == lang { " aria-current=\"true\"" } else { "" };
-        let href = esc(&with_lang(here, code));
+        let href = esc(&t.href(here.0, code, here.1));
         switch.push_str(&format!("<a href=\"{href}\" hreflang=\"{code}\" lang=\"{code}\"{current}>{name}</a>"));
     }
     let ui_json = serde_json::to_string(&ui()[lang]).expect("ui words serialize").replace("</", "<\\/");
@@ -117,26 +174,44 @@ fn page(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<link rel="icon" href="/static/img/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/static/css/site.css">
+<meta name="theme-color" content="#9a6634">
+<link rel="icon" href="{st}/img/icon.svg" type="image/svg+xml">
+<link rel="apple-touch-icon" href="{st}/img/icon-192.png">
+<link rel="manifest" href="{root}manifest.webmanifest">
+<link rel="stylesheet" href="{st}/css/site.css">
 </head>
 <body class="{body_class}">
 <header class="site">
-<a class="brand" href="/?lang={lang}"><img src="/static/img/icon.svg" alt="" width="28" height="28"> matombo</a>
-<nav class="games" aria-label="matombo"><a href="/rules/tsoro?lang={lang}">Tsoro</a><a href="/rules/nsolo?lang={lang}">Nsolo</a></nav>
+<a class="brand" href="{home}"><img src="{st}/img/icon.svg" alt="" width="28" height="28"> matombo</a>
+<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a></nav>
 <nav class="langs" aria-label="{language}">{switch}</nav>
 </header>
 <main id="main">
 {main}
 </main>
 <script type="application/json" id="ui-words">{ui_json}</script>
-{scripts}
+<script type="module" src="{st}/js/offline.js"></script>
+{script}
 </body>
 </html>
 "#,
         title = esc(title),
         language = esc(&word(lang, "language")),
-    );
+        st = t.static_base(),
+        root = t.root(),
+        home = esc(&t.href("index", lang, "")),
+        tsoro = esc(&t.href("rules-tsoro", lang, "")),
+        nsolo = esc(&t.href("rules-nsolo", lang, "")),
+        script = if script.is_empty() {
+            String::new()
+        } else {
+            format!("<script type=\"module\" src=\"{}/js/{script}\"></script>", t.static_base())
+        },
+    )
+}
+
+/// A page as an HTTP response; `set_cookie` remembers the language asked for.
+fn respond(lang: &str, set_cookie: bool, html: String) -> Response {
     let mut resp = Html(html).into_response();
     if set_cookie {
         let cookie = format!("lang={lang}; Path=/; Max-Age=31536000; SameSite=Lax");
@@ -145,22 +220,13 @@ fn page(
     resp
 }
 
-/// `here` with its `lang` query parameter set to `lang`.
-fn with_lang(here: &str, lang: &str) -> String {
-    let (path, query) = here.split_once('?').unwrap_or((here, ""));
-    let mut parts: Vec<String> =
-        query.split('&').filter(|p| !p.is_empty() && !p.starts_with("lang=")).map(str::to_string).collect();
-    parts.push(format!("lang={lang}"));
-    format!("{path}?{}", parts.join("&"))
-}
-
 fn error_page(lang: &str, status: StatusCode, message: &str) -> Response {
     let main = format!(
         "<section class=\"error\"><h1>{}</h1><p>{}</p><p><a href=\"/?lang={lang}\">matombo</a></p></section>",
         status.as_u16(),
         esc(message)
     );
-    let mut r = page(lang, false, "matombo", "error", "/", &main, "");
+    let mut r = respond(lang, false, page(Target::Server, lang, "matombo", "error", ("index", ""), &main, ""));
     *r.status_mut() = status;
     r
 }
@@ -201,7 +267,8 @@ fn options(values: &[u8], selected: u8) -> String {
 }
 
 /// The variant form of a game: size (traditional first), heads and bonus for Tsoro.
-fn variant_form(lang: &str, kind: GameKind, ruleset: Option<Ruleset>, action: &str, submit: &str) -> String {
+/// `target_page` is "play" (the catalogue's form) or "rules-{game}" (the rules page's).
+fn variant_form(t: Target, lang: &str, kind: GameKind, ruleset: Option<Ruleset>, target_page: &str, submit: &str) -> String {
     let info = games().into_iter().find(|g| g.game == kind.name()).expect("both games listed");
     let game = kind.name();
     let size = ruleset.map_or(info.default_size, |r| r.size() as u8);
@@ -237,16 +304,30 @@ fn variant_form(lang: &str, kind: GameKind, ruleset: Option<Ruleset>, action: &s
         ));
     }
     format!(
-        "<form class=\"variant\" method=\"get\" action=\"{action}\"><input type=\"hidden\" name=\"game\" value=\"{game}\"><input type=\"hidden\" name=\"lang\" value=\"{lang}\">{fields}<button type=\"submit\" class=\"{class}\" id=\"{game}-submit\">{}</button></form>",
+        "<form class=\"variant\" method=\"get\" action=\"{action}\"><input type=\"hidden\" name=\"game\" value=\"{game}\">{lang_field}{fields}<button type=\"submit\" class=\"{class}\" id=\"{game}-submit\">{}</button></form>",
         esc(submit),
         // On the rules page the form only redraws the diagram; "Play this game" is the main button.
-        class = if action == "/play" { "primary" } else { "secondary" },
+        class = if target_page == "play" { "primary" } else { "secondary" },
+        action = esc(match t {
+            Target::Server => t.href(target_page, lang, "").split('?').next().unwrap_or("/").to_string(),
+            Target::Site => Target::site_file(target_page, lang),
+        }
+        .as_str()),
+        lang_field = match t {
+            Target::Server => format!("<input type=\"hidden\" name=\"lang\" value=\"{lang}\">"),
+            Target::Site => String::new(),
+        },
     )
 }
 
 /// `GET /`: the catalogue.
 pub async fn catalogue_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let (lang, set) = language(&q, &headers);
+    respond(lang, set, catalogue_html(Target::Server, lang))
+}
+
+/// The catalogue in `lang`.
+pub fn catalogue_html(t: Target, lang: &str) -> String {
     let mut cards = String::new();
     for kind in [GameKind::Tsoro, GameKind::Nsolo] {
         let game = kind.name();
@@ -257,7 +338,7 @@ pub async fn catalogue_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> R
 <p class="blurb">{blurb}</p>
 <dl class="facts"><dt>{type_l}</dt><dd>{type_v}</dd><dt>{board_l}</dt><dd>{board_v}</dd><dt>{origin_l}</dt><dd>{origin_v}</dd></dl>
 {form}
-<p class="more"><a href="/rules/{game}?lang={lang}" id="rules-{game}">{rules}</a></p>
+<p class="more"><a href="{rules_href}" id="rules-{game}">{rules}</a></p>
 </article>
 "#,
             name = esc(&cat(lang, game, "name")),
@@ -268,7 +349,8 @@ pub async fn catalogue_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> R
             board_v = esc(&cat(lang, game, "board")),
             origin_l = esc(&word(lang, "origin")),
             origin_v = esc(&cat(lang, game, "origin")),
-            form = variant_form(lang, kind, None, "/play", &word(lang, "play_this_game")),
+            form = variant_form(t, lang, kind, None, "play", &word(lang, "play_this_game")),
+            rules_href = esc(&t.href(&format!("rules-{game}"), lang, "")),
             rules = esc(&word(lang, "rules")),
         ));
     }
@@ -276,8 +358,7 @@ pub async fn catalogue_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> R
         "<h1 class=\"catalogue-title\">{}</h1>\n<div class=\"cards\">{cards}</div>",
         esc(&word(lang, "catalogue_title"))
     );
-    let scripts = "<script type=\"module\" src=\"/static/js/catalogue.js\"></script>";
-    page(lang, set, "matombo", "catalogue", "/", &main, scripts)
+    page(t, lang, "matombo", "catalogue", ("index", ""), &main, "catalogue.js")
 }
 
 /// The start diagram of a ruleset, from the engine's own start position.
@@ -320,9 +401,16 @@ pub async fn rules_page(Path(game): Path<String>, Query(q): Query<PageQuery>, he
         Ok(r) => return error_page(lang, StatusCode::BAD_REQUEST, &format!("{r} is not a {game} ruleset")),
         Err(e) => return error_page(lang, StatusCode::BAD_REQUEST, &e),
     };
-    let Some(fragment) = Assets::get(&format!("content/rules/{lang}/{game}.html")) else {
-        return error_page(lang, StatusCode::NOT_FOUND, "missing rules text");
-    };
+    match rules_html(Target::Server, lang, kind, ruleset) {
+        Some(html) => respond(lang, set, html),
+        None => error_page(lang, StatusCode::NOT_FOUND, "missing rules text"),
+    }
+}
+
+/// The rules of `kind` in `lang`, with the start diagram of `ruleset`.
+pub fn rules_html(t: Target, lang: &str, kind: GameKind, ruleset: Ruleset) -> Option<String> {
+    let game = kind.name().to_string();
+    let fragment = Assets::get(&format!("content/rules/{lang}/{game}.html"))?;
     let fragment = String::from_utf8_lossy(&fragment.data).into_owned();
     let placeholder = format!("<div class=\"start-diagram\" data-game=\"{game}\"></div>");
     let body = fragment.replace(&placeholder, &diagram(lang, ruleset));
@@ -335,7 +423,7 @@ pub async fn rules_page(Path(game): Path<String>, Query(q): Query<PageQuery>, he
         }
     }
     let name = cat(lang, &game, "name");
-    let mut here = format!("/rules/{game}?size={}", ruleset.size());
+    let mut here = format!("size={}", ruleset.size());
     if kind == GameKind::Tsoro {
         here.push_str(&format!("&heads={}&bonus={}", ruleset.heads(), ruleset.bonus()));
     }
@@ -345,7 +433,7 @@ pub async fn rules_page(Path(game): Path<String>, Query(q): Query<PageQuery>, he
 <p class="facts-line">{type_v} · {origin_v}</p>
 <div class="rules-variant">
 {form}
-<a class="button primary" id="play-link" href="/play?ruleset={rs}&amp;lang={lang}">{play}</a>
+<a class="button primary" id="play-link" href="{play_href}">{play}</a>
 </div>
 <nav class="toc" aria-label="{rules}"><ol>{toc}</ol></nav>
 {body}
@@ -353,13 +441,13 @@ pub async fn rules_page(Path(game): Path<String>, Query(q): Query<PageQuery>, he
         title = esc(&format!("{name} – {}", word(lang, "rules"))),
         type_v = esc(&cat(lang, &game, "type")),
         origin_v = esc(&cat(lang, &game, "origin")),
-        form = variant_form(lang, kind, Some(ruleset), &format!("/rules/{game}"), &word(lang, "show_diagram")),
-        rs = esc(&url_encode(&ruleset.to_string())),
+        form = variant_form(t, lang, kind, Some(ruleset), &format!("rules-{game}"), &word(lang, "show_diagram")),
+        play_href = esc(&t.href("play", lang, &format!("ruleset={}", url_encode(&ruleset.to_string())))),
         play = esc(&word(lang, "play_this_game")),
         rules = esc(&word(lang, "rules")),
     );
-    let scripts = "<script type=\"module\" src=\"/static/js/rules.js\"></script>";
-    page(lang, set, &format!("{name} – matombo"), "rules-page", &here, &main, scripts)
+    let rules_page = format!("rules-{game}");
+    Some(page(t, lang, &format!("{name} – matombo"), "rules-page", (&rules_page, &here), &main, "rules.js"))
 }
 
 /// Percent-encodes a query value.
@@ -387,6 +475,11 @@ pub async fn play_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Respon
             Err(e) => return error_page(lang, StatusCode::BAD_REQUEST, &e),
         },
     };
+    respond(lang, set, play_html(Target::Server, lang, &start))
+}
+
+/// The board page in `lang`, starting from `start`.
+pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
     let ruleset = start.ruleset();
     let game = ruleset.kind().name();
     let name = cat(lang, game, "name");
@@ -398,13 +491,16 @@ pub async fn play_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Respon
             format!("<option value=\"{l}\"{sel}>{}</option>", w(&format!("level_{l}")))
         })
         .collect();
-    let here = format!("/play?position={}", url_encode(&start.to_string()));
+    let here = format!("position={}", url_encode(&start.to_string()));
+    // The page may be shown for another start (a static site, the offline copy of another
+    // board): the script then retitles it, with the games' names in this language.
+    let names = serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string();
     let main = format!(
-        r#"<div class="play" id="play" data-start="{start}" data-game="{game}">
+        r#"<div class="play" id="play" data-start="{start}" data-game="{game}" data-names="{names}" data-rules="{rules_base}">
 <div class="board-column">
 <div class="status-bar">
 <h1 class="play-title">{name} <span class="ruleset">{ruleset}</span></h1>
-<a class="rules-link" href="/rules/{game}?size={n}&amp;lang={lang}">{rules}</a>
+<a class="rules-link" id="rules-link" href="{rules_href}">{rules}</a>
 <p id="status" class="status" role="status" aria-live="polite"></p>
 <span id="thinking" class="thinking" hidden><span class="spinner" aria-hidden="true"></span>{thinking}</span>
 </div>
@@ -474,7 +570,9 @@ pub async fn play_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Respon
 </dialog>"#,
         start = esc(&start.to_string()),
         name = esc(&name),
-        n = ruleset.size(),
+        names = esc(&names),
+        rules_href = esc(&t.href(&format!("rules-{game}"), lang, &format!("size={}", ruleset.size()))),
+        rules_base = esc(&t.href("rules-GAME", lang, "")),
         rules = w("rules"),
         ruleset = esc(&ruleset.to_string()),
         thinking = w("thinking"),
@@ -506,8 +604,7 @@ pub async fn play_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Respon
         apply = w("apply"),
         cancel = w("cancel"),
     );
-    let scripts = "<script type=\"module\" src=\"/static/js/play.js\"></script>";
-    page(lang, set, &format!("{name} {ruleset} – matombo"), "play-page", &here, &main, scripts)
+    page(t, lang, &format!("{name} {ruleset} – matombo"), "play-page", ("play", &here), &main, "play.js")
 }
 
 /// The language list and words, for other pages (the online page) that want them.

@@ -38,6 +38,8 @@ enum Command {
     Play(cmd::play::Args),
     /// Serve the web site: catalogue, rules, board, online play.
     Serve(cmd::serve::Args),
+    /// Write the web site (catalogue, rules, board, engine) as static files.
+    Site(cmd::site::Args),
     /// Drive many concurrent online games against a server and report latency.
     Loadtest(cmd::loadtest::Args),
     /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
@@ -80,6 +82,7 @@ fn main() -> std::process::ExitCode {
         Command::Engine(a) => cmd::engine::run(a),
         Command::Play(a) => cmd::play::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Site(a) => cmd::site::run(a),
         Command::Loadtest(a) => cmd::loadtest::run(a),
         Command::Tune(a) => cmd::tune::run(a),
     };

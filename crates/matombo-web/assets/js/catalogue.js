@@ -1,6 +1,7 @@
 // The catalogue: each card shows the start position of the chosen variant, drawn from the
-// engine's start position (POST /api/game with the ruleset name).
+// engine's start position (the engine in the page, asked what POST /api/game would answer).
 import { Board } from './board.js';
+import { request } from './engine.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 
@@ -22,13 +23,7 @@ async function draw(card) {
   const name = rulesetOf(form);
   art.dataset.ruleset = name;
   try {
-    const r = await fetch('/api/game', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ start: name }),
-    });
-    if (!r.ok) return;
-    const state = await r.json();
+    const state = await request('/api/game', { start: name });
     if (art.dataset.ruleset !== name) return;
     const board = new Board(art, { n: state.ruleset.n, heads: state.ruleset.head_holes, words, interactive: false });
     board.setRows(state.rows);

@@ -13,6 +13,7 @@ const sideWord = (side) => (side === 'South' || side === 'S' ? words.south : wor
 const moverOf = (token) => (token[0] === 'B' || token[0] === 'A' ? 'South' : 'North');
 
 const params = new URLSearchParams(location.search);
+await adoptAddress();
 const storeKey = `matombo-play:${root.dataset.start}`;
 
 let game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
@@ -42,6 +43,42 @@ try {
   }
 } catch (_) {
   /* a damaged entry is ignored */
+}
+
+/**
+ * The start the address asks for (position, ruleset, or game and size). A page shown at
+ * another address than it was made for (a static site's one board page, the offline copy
+ * of another board) takes that start from the engine and retitles itself.
+ */
+async function adoptAddress() {
+  let asked = params.get('position') || params.get('ruleset');
+  const g = params.get('game');
+  if (!asked && (g === 'tsoro' || g === 'nsolo')) {
+    asked = params.get('size') ? `${g}:${params.get('size')}` : g;
+    for (const key of g === 'tsoro' ? ['heads', 'bonus'] : []) {
+      const v = params.get(key);
+      if (v && v !== '2') asked += `,${key}=${v}`;
+    }
+  }
+  if (!asked) return;
+  let state;
+  try {
+    state = await request('/api/game', { start: asked });
+  } catch (_) {
+    return; // a bad address keeps the page's own start
+  }
+  if (state.position === root.dataset.start) return;
+  const info = state.ruleset;
+  const names = JSON.parse(root.dataset.names || '{}');
+  root.dataset.start = state.position;
+  root.dataset.game = info.game;
+  const title = document.querySelector('.play-title');
+  title.firstChild.textContent = `${names[info.game] || info.game} `;
+  title.querySelector('.ruleset').textContent = info.name;
+  document.title = `${names[info.game] || info.game} ${info.name} – matombo`;
+  const rules = new URL(root.dataset.rules.replace('GAME', info.game), location.href);
+  rules.searchParams.set('size', String(info.n));
+  $('rules-link').href = rules.href;
 }
 
 function save() {

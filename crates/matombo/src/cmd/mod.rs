@@ -11,6 +11,7 @@ pub mod perft;
 pub mod play;
 pub mod serve;
 pub mod show;
+pub mod site;
 pub mod tune;
 pub mod turns;
 
