@@ -77,7 +77,9 @@ async function offlinePage(query) {
   page.on('request', (r) => page.requests.push(r.url()));
   await page.goto(`${server.url}/play?${query}`);
   await idle(page);
-  // The engine's module is fetched when the first answer is asked for; it is in by now.
+  // A stopped search restarts its worker, whose scripts then come from the service
+  // worker's cache: wait until it has cached the site and controls the page.
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
   await server.stop();
   page.requests.length = 0;
   return page;

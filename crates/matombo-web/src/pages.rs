@@ -167,14 +167,14 @@ fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str)
         switch.push_str(&format!("<a href=\"{href}\" hreflang=\"{code}\" lang=\"{code}\"{current}>{name}</a>"));
     }
     let ui_json = serde_json::to_string(&ui()[lang]).expect("ui words serialize").replace("</", "<\\/");
-    let html = format!(
+    format!(
         r#"<!doctype html>
 <html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<meta name="theme-color" content="#9a6634">
+<meta name="theme-color" content="rgb(154, 102, 52)">
 <link rel="icon" href="{st}/img/icon.svg" type="image/svg+xml">
 <link rel="apple-touch-icon" href="{st}/img/icon-192.png">
 <link rel="manifest" href="{root}manifest.webmanifest">

@@ -1,0 +1,233 @@
+// The site offline, in real Chromium: after one visit the service worker has cached the
+// catalogue, the rules and the board; the test kills the server, reloads them, and plays.
+// It also serves `matombo site` with `python3 -m http.server` and plays a game there, and
+// loads every page kind checking that no Content-Security-Policy violation is reported,
+// and prints the compressed transfer size of /play's first load.
+// Usage: node offline.test.mjs http://127.0.0.1:PORT/ (the address of run.sh's server, used
+// for the CSP and size checks; the offline tests start servers of their own, $MATOMBO_BIN).
+import { chromium } from 'playwright-core';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
+const shared = (process.argv[2] || '').replace(/\/$/, '');
+const only = process.env.E2E_ONLY || '';
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+/** Starts `cmd args`, resolves with { url, stop() } once `find(output)` gives the address. */
+function start(cmd, args, find, options = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`${cmd} exited (${code}) before it listened: ${buf}`)));
+    const seen = (d) => {
+      buf += d;
+      const url = find(buf);
+      if (url)
+        resolve({
+          url: url.replace(/\/$/, ''),
+          stop: () =>
+            new Promise((done) => {
+              child.removeAllListeners('exit');
+              child.on('exit', done);
+              child.kill('SIGKILL');
+            }),
+        });
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+  });
+}
+
+const server = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'matombo-offline-'));
+  return start(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], (b) =>
+    b.includes('\n') ? b.split('\n')[0].trim() : null,
+  );
+};
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+async function newPage() {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  return page;
+}
+
+async function idle(page) {
+  await page.waitForFunction(
+    () => {
+      const p = document.getElementById('play');
+      return p && p.dataset.phase && p.dataset.busy === 'false';
+    },
+    null,
+    { timeout: 60000 },
+  );
+}
+
+const data = (page, key) => page.$eval('#play', (p, k) => p.dataset[k], key);
+
+/** Plays `turns` turns by clicking (the first legal hole, Stop at heads, Done at bonus). */
+async function play(page, turns) {
+  for (let i = 0; i < 400 && Number(await data(page, 'moves')) < turns && (await data(page, 'phase')) !== 'over'; i++) {
+    const phase = await data(page, 'phase');
+    if (phase === 'head') await page.click('#btn-stop');
+    else if (phase === 'bonus' && !(await page.$('#board g.hole.takeable'))) await page.click('#btn-done');
+    else await page.locator('#board g.hole.legal, #board g.hole.takeable').first().click();
+    await idle(page);
+  }
+}
+
+const controlled = (page) => page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('offline: after one visit, /, a rules page and /play reload and play with the server gone', async () => {
+  const s = await server();
+  const page = await newPage();
+  await page.goto(`${s.url}/`);
+  await controlled(page);
+  await s.stop();
+  await page.reload();
+  await page.locator('#card-tsoro').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('.card-art svg').length === 2);
+  // A rules page at an address never visited: the cached page redraws for the size asked.
+  await page.goto(`${s.url}/rules/nsolo?size=12`);
+  await page.locator('figure.start-diagram svg').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('figure.start-diagram g.hole').length === 48);
+  // The board at an address never visited, against the computer.
+  await page.goto(`${s.url}/play?ruleset=tsoro:8&level=beginner`);
+  await idle(page);
+  assert((await page.locator('#board g.hole').count()) === 32, 'a 4x8 board');
+  assert((await page.textContent('.play-title .ruleset')) === 'tsoro:8', 'retitled for tsoro:8');
+  await play(page, 6);
+  assert(Number(await data(page, 'moves')) >= 6, 'six turns played offline');
+  const north = await page.$$eval('#moves .move', (ms) => ms.filter((m) => /^[ab]/.test(m.textContent)).length);
+  assert(north > 0, 'the computer played');
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('a new version replaces the old cache', async () => {
+  const s = await server();
+  const page = await newPage();
+  await page.goto(`${s.url}/`);
+  await controlled(page);
+  const keys = await page.evaluate(() => caches.keys());
+  assert(keys.length === 1 && /^matombo-[0-9a-f]{16}$/.test(keys[0]), `one versioned cache: ${keys}`);
+  // An old version's cache (as left by an earlier visit) is deleted when a worker activates.
+  await page.evaluate(() => caches.open('matombo-0000000000000000').then((c) => c.put('/old', new Response('x'))));
+  await page.evaluate(async () => {
+    const r = await navigator.serviceWorker.getRegistration();
+    await r.unregister();
+    await navigator.serviceWorker.register('/sw.js');
+    await navigator.serviceWorker.ready;
+  });
+  await page.waitForFunction(async () => (await caches.keys()).length === 1, null, { timeout: 30000, polling: 200 });
+  assert(!(await page.evaluate(() => caches.has('matombo-0000000000000000'))), 'the old cache is gone');
+  await s.stop();
+  await page.context().close();
+});
+
+test('matombo site, served by python3 -m http.server, plays a game', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'matombo-site-')), 'site');
+  const made = spawnSync(bin, ['site', dir], { encoding: 'utf8' });
+  assert(made.status === 0, `matombo site: ${made.stderr}`);
+  const again = spawnSync(bin, ['site', dir], { encoding: 'utf8' });
+  assert(again.status !== 0 && /not empty/.test(again.stderr), `a second run refuses: ${again.stderr}`);
+  const http = await start('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1'], (b) => {
+    const m = b.match(/port (\d+)/);
+    return m ? `http://127.0.0.1:${m[1]}` : null;
+  }, { cwd: dir });
+  try {
+    const page = await newPage();
+    await page.goto(`${http.url}/index-fi.html`);
+    await page.waitForFunction(() => document.querySelectorAll('.card-art svg').length === 2);
+    assert((await page.getAttribute('html', 'lang')) === 'fi', 'Finnish catalogue');
+    await page.selectOption('#nsolo-size', '8');
+    await page.click('#nsolo-submit');
+    await page.waitForURL(/play-fi\.html\?/);
+    await idle(page);
+    assert((await page.locator('#board g.hole').count()) === 32, 'nsolo:8 from the form');
+    await page.click('#rules-link');
+    await page.waitForURL(/rules-nsolo-fi\.html/);
+    await page.waitForFunction(() => document.querySelectorAll('figure.start-diagram g.hole').length === 32);
+    await page.goto(`${http.url}/play.html?ruleset=tsoro:6&level=beginner`);
+    await idle(page);
+    await play(page, 400);
+    assert((await data(page, 'phase')) === 'over', 'a whole game on the static site');
+    assert(!(await page.$('a[href*="online"]')), 'no link to online play');
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  } finally {
+    await http.stop();
+  }
+});
+
+test('every page kind under the Content-Security-Policy: no violation; /play transfer size', async () => {
+  assert(shared, 'the address of a running server is given');
+  const page = await newPage();
+  const violations = [];
+  await page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
+  );
+  page.on('console', (m) => /Content Security Policy|CSP violation/i.test(m.text()) && violations.push(m.text()));
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  let bytes = 0;
+  let requests = 0;
+  cdp.on('Network.loadingFinished', (e) => {
+    bytes += e.encodedDataLength;
+    requests++;
+  });
+  await page.goto(`${shared}/play?ruleset=tsoro:8&mode=two`);
+  await idle(page);
+  await page.waitForTimeout(1000);
+  console.log(`    /play first load: ${bytes} bytes on the wire (compressed), ${requests} requests`);
+  for (const path of ['/', '/?lang=bn', '/rules/tsoro?size=8', '/rules/nsolo', '/play?ruleset=nsolo:8', '/online/', '/online/archive']) {
+    await page.goto(shared + path);
+    await page.waitForLoadState('networkidle');
+  }
+  await page.goto(`${shared}/play?ruleset=tsoro:8&mode=two`);
+  await idle(page);
+  await page.click('#btn-hint');
+  await page.waitForFunction(() => /\S/.test(document.getElementById('hint').textContent), null, { timeout: 30000 });
+  assert(!violations.length, violations.join('\n'));
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+let passed = 0;
+let failed = 0;
+for (const t of tests) {
+  if (only && !t.name.includes(only)) continue;
+  const started = Date.now();
+  try {
+    await t.fn();
+    passed++;
+    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
+  }
+}
+await browser.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
