@@ -96,9 +96,11 @@ pub fn embedded(name: &str, data: Vec<u8>, etag: &str, cache: &str, headers: &He
 
 /// Whether an If-None-Match header matches `etag` (a list, weak tags, or `*`).
 fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
-    headers.get_all(header::IF_NONE_MATCH).iter().filter_map(|v| v.to_str().ok()).any(|v| {
-        v.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
-    })
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag))
 }
 
 /// Lower-case hex digits of `bytes`.

@@ -13,9 +13,7 @@ pub fn manifest(t: Target) -> String {
         Target::Server => format!("static/{}", assets::version()),
         Target::Site => "static".to_string(),
     };
-    let icon = |file: &str, sizes: &str, kind: &str, purpose: &str| {
-        serde_json::json!({"src": format!("{st}/img/{file}"), "sizes": sizes, "type": kind, "purpose": purpose})
-    };
+    let icon = |file: &str, sizes: &str, kind: &str, purpose: &str| serde_json::json!({"src": format!("{st}/img/{file}"), "sizes": sizes, "type": kind, "purpose": purpose});
     let m = serde_json::json!({
         "name": "matombo",
         "short_name": "matombo",

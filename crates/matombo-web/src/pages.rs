@@ -268,7 +268,14 @@ fn options(values: &[u8], selected: u8) -> String {
 
 /// The variant form of a game: size (traditional first), heads and bonus for Tsoro.
 /// `target_page` is "play" (the catalogue's form) or "rules-{game}" (the rules page's).
-fn variant_form(t: Target, lang: &str, kind: GameKind, ruleset: Option<Ruleset>, target_page: &str, submit: &str) -> String {
+fn variant_form(
+    t: Target,
+    lang: &str,
+    kind: GameKind,
+    ruleset: Option<Ruleset>,
+    target_page: &str,
+    submit: &str,
+) -> String {
     let info = games().into_iter().find(|g| g.game == kind.name()).expect("both games listed");
     let game = kind.name();
     let size = ruleset.map_or(info.default_size, |r| r.size() as u8);
@@ -494,7 +501,8 @@ pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
     let here = format!("position={}", url_encode(&start.to_string()));
     // The page may be shown for another start (a static site, the offline copy of another
     // board): the script then retitles it, with the games' names in this language.
-    let names = serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string();
+    let names =
+        serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string();
     let main = format!(
         r#"<div class="play" id="play" data-start="{start}" data-game="{game}" data-names="{names}" data-rules="{rules_base}">
 <div class="board-column">

@@ -7,7 +7,8 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 fn app() -> axum::Router {
-    let dir = std::env::temp_dir().join(format!("matombo-headers-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let dir =
+        std::env::temp_dir().join(format!("matombo-headers-{}-{:?}", std::process::id(), std::thread::current().id()));
     std::fs::create_dir_all(&dir).unwrap();
     let online = matombo_web::online::OnlineState::open(Some(&dir.join("online.sqlite"))).unwrap();
     matombo_web::app(online)
@@ -29,7 +30,9 @@ fn h<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> &'a str {
 
 fn hardened(uri: &str, headers: &HeaderMap) {
     let csp = h(headers, header::CONTENT_SECURITY_POLICY);
-    for part in ["script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self'", "frame-ancestors 'none'", "object-src 'none'"] {
+    for part in
+        ["script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self'", "frame-ancestors 'none'", "object-src 'none'"]
+    {
         assert!(csp.contains(part), "{uri}: CSP {csp:?} lacks {part}");
     }
     assert!(!csp.contains("unsafe-inline"), "{uri}: {csp}");
@@ -109,7 +112,12 @@ async fn pages_are_revalidated_and_link_versioned_immutable_files() {
 #[tokio::test]
 async fn if_none_match_answers_304_without_a_body() {
     let version = matombo_web::assets::version();
-    for url in ["/static/js/board.js".to_string(), format!("/static/{version}/css/site.css"), "/sw.js".into(), "/manifest.webmanifest".into()] {
+    for url in [
+        "/static/js/board.js".to_string(),
+        format!("/static/{version}/css/site.css"),
+        "/sw.js".into(),
+        "/manifest.webmanifest".into(),
+    ] {
         let (status, headers, _) = get(&url, &[]).await;
         assert_eq!(status, StatusCode::OK);
         let etag = h(&headers, header::ETAG).to_string();
@@ -128,7 +136,11 @@ async fn if_none_match_answers_304_without_a_body() {
 #[tokio::test]
 async fn text_is_compressed_with_gzip_or_brotli() {
     let version = matombo_web::assets::version();
-    for url in ["/play?ruleset=tsoro:8".to_string(), format!("/static/{version}/js/play.js"), format!("/static/{version}/wasm/matombo.wasm")] {
+    for url in [
+        "/play?ruleset=tsoro:8".to_string(),
+        format!("/static/{version}/js/play.js"),
+        format!("/static/{version}/wasm/matombo.wasm"),
+    ] {
         let (_, _, plain) = get(&url, &[]).await;
         for enc in ["gzip", "br"] {
             let (status, headers, body) = get(&url, &[("accept-encoding", enc)]).await;
