@@ -24,7 +24,7 @@ async fn get(uri: &str, extra: &[(&str, &str)]) -> (StatusCode, HeaderMap, Vec<u
     (parts.status, parts.headers, body.collect().await.unwrap().to_bytes().to_vec())
 }
 
-fn h<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> &'a str {
+fn h(headers: &HeaderMap, name: header::HeaderName) -> &str {
     headers.get(&name).map_or("", |v| v.to_str().unwrap())
 }
 
