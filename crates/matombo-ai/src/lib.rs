@@ -392,8 +392,14 @@ impl Engine {
             let m = &moves[0];
             let score = -evaluate(&m.child.pos, &weights);
             s.nodes += 1;
-            let r =
-                SearchResult { best: token(m), score, pv: vec![token(m)], depth: 1, nodes: s.nodes, elapsed: s.elapsed() };
+            let r = SearchResult {
+                best: token(m),
+                score,
+                pv: vec![token(m)],
+                depth: 1,
+                nodes: s.nodes,
+                elapsed: s.elapsed(),
+            };
             on_iteration(std::slice::from_ref(&r));
             return vec![r];
         }

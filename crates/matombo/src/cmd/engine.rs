@@ -234,7 +234,11 @@ impl State {
             "position" => {
                 // Any refused position, even one refused during a search, leaves none: a
                 // `go` meant for it must not answer for the old one.
-                let r = if self.searching() { Err(anyhow::anyhow!("searching: send stop first")) } else { self.position(rest) };
+                let r = if self.searching() {
+                    Err(anyhow::anyhow!("searching: send stop first"))
+                } else {
+                    self.position(rest)
+                };
                 self.valid = r.is_ok();
                 r?;
             }
@@ -260,9 +264,7 @@ impl State {
                         self.multipv = k;
                         return Ok(true);
                     }
-                    _ => anyhow::bail!(
-                        "unknown option: expected `setoption name Seed|Hash|MultiPV value N`"
-                    ),
+                    _ => anyhow::bail!("unknown option: expected `setoption name Seed|Hash|MultiPV value N`"),
                 }
                 self.renew_engine();
             }
