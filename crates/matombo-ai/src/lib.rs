@@ -201,6 +201,23 @@ impl Limits {
     }
 }
 
+/// How a search spends its time and how many root turns it ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Root turns ranked and reported (multi-PV), clamped to the legal turns.
+    pub lines: usize,
+    /// Search until the time limit, aborting the last iteration (a partial iteration
+    /// still improves the best turn), instead of not starting an iteration once half the
+    /// time is gone.
+    pub whole_time: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions { lines: 1, whole_time: false }
+    }
+}
+
 /// What a search found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchResult {
@@ -285,8 +302,8 @@ impl Engine {
 
     /// Searches as [`Engine::search`] does, with more control: `history` is the game's
     /// positions before `pos` (oldest first; Nsolo repetitions count as draws), turns in
-    /// `exclude` are not considered at the root (for multi-PV), and `on_iteration` is
-    /// called after every completed iteration with the result so far.
+    /// `exclude` are not considered at the root, and `on_iteration` is called after every
+    /// completed iteration with the result so far.
     pub fn search_with(
         &mut self,
         pos: &Position,
@@ -296,6 +313,51 @@ impl Engine {
         exclude: &[Token],
         on_iteration: &mut dyn FnMut(&SearchResult),
     ) -> Option<SearchResult> {
+        let options = SearchOptions::default();
+        self.search_inner(pos, limits, stop, history, exclude, options, &mut |lines| on_iteration(&lines[0]))
+            .into_iter()
+            .next()
+    }
+
+    /// One search that ranks the `options.lines` best root turns (clamped to the number of
+    /// legal turns), best first, all at the depth of the last completed iteration; each
+    /// line carries the whole search's `nodes` and `elapsed` (count them once, not per
+    /// line). `on_iteration` gets the lines after every completed iteration. Empty if the
+    /// side to move has no legal turn.
+    ///
+    /// ```
+    /// use std::sync::atomic::AtomicBool;
+    /// use matombo_ai::{Engine, Limits, SearchOptions};
+    /// let pos = matombo_core::Position::start("tsoro:8".parse().unwrap());
+    /// let limits = Limits { depth: Some(3), ..Limits::default() };
+    /// let options = SearchOptions { lines: usize::MAX, ..SearchOptions::default() };
+    /// let lines = Engine::new(1).search_lines(&pos, limits, &AtomicBool::new(false), &[], options, &mut |_| {});
+    /// assert_eq!(lines.len(), pos.turns().count());
+    /// assert!(lines.windows(2).all(|w| w[0].score >= w[1].score && w[0].depth == 3));
+    /// ```
+    pub fn search_lines(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        stop: &AtomicBool,
+        history: &[Position],
+        options: SearchOptions,
+        on_iteration: &mut dyn FnMut(&[SearchResult]),
+    ) -> Vec<SearchResult> {
+        self.search_inner(pos, limits, stop, history, &[], options, on_iteration)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search_inner(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        stop: &AtomicBool,
+        history: &[Position],
+        exclude: &[Token],
+        options: SearchOptions,
+        on_iteration: &mut dyn FnMut(&[SearchResult]),
+    ) -> Vec<SearchResult> {
         let weights = self.weights_for(pos);
         let mut s = Searcher::new(&mut self.tt, weights, stop, pos);
         let time = match limits {
@@ -313,7 +375,7 @@ impl Engine {
         children(pos, true, &mut kids);
         kids.retain(|c| !exclude.contains(c.token.as_ref().expect("tokens asked for")));
         if kids.is_empty() {
-            return None;
+            return Vec::new();
         }
         // Seeded shuffle, then bigger captures first: varied but reproducible play.
         for i in (1..kids.len()).rev() {
@@ -322,98 +384,87 @@ impl Engine {
         }
         kids.sort_by_key(|c| std::cmp::Reverse(c.captured));
         let mut moves: Vec<RootMove> = kids.into_iter().map(|child| RootMove { child, score: 0 }).collect();
+        let k = options.lines.clamp(1, moves.len());
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        let mut result: Option<SearchResult> = None;
+        let token = |m: &RootMove| m.child.token.clone().expect("tokens asked for");
         if moves.len() == 1 && limits.depth.is_none() {
             // A forced turn needs no search.
             let m = &moves[0];
-            let token = m.child.token.clone().expect("tokens asked for");
             let score = -evaluate(&m.child.pos, &weights);
             s.nodes += 1;
             let r = SearchResult {
-                best: token.clone(),
+                best: token(m),
                 score,
-                pv: vec![token],
+                pv: vec![token(m)],
                 depth: 1,
                 nodes: s.nodes,
                 elapsed: s.elapsed(),
             };
-            on_iteration(&r);
-            return Some(r);
+            on_iteration(std::slice::from_ref(&r));
+            return vec![r];
         }
+        let mut result: Vec<SearchResult> = Vec::new();
         for depth in 1..=max_depth {
-            let (complete, done) = s.root(pos, &mut moves, depth);
+            let (complete, done) = s.root(pos, &mut moves, depth, k);
             if !complete {
                 break;
             }
-            let best = moves[0].child.token.clone().expect("tokens asked for");
             let finished = done == moves.len();
-            // A partial iteration still improves on the last one: its first move was the
-            // last best, and any move that beat it was searched in full.
-            if finished || result.is_some() {
-                let pv = s.pv_from(pos, &best, depth as usize);
-                let r = SearchResult {
-                    best,
-                    score: moves[0].score,
-                    pv,
-                    depth: if finished { depth } else { depth - 1 },
-                    nodes: s.nodes,
-                    elapsed: s.elapsed(),
-                };
+            // A partial iteration still improves on the last one's best: its first move was
+            // the last best, and any move that beat it was searched in full. Several lines
+            // come from completed iterations only, so that they share one depth.
+            if finished || (k == 1 && !result.is_empty()) {
+                let (nodes, elapsed) = (s.nodes, s.elapsed());
+                result = moves[..k]
+                    .iter()
+                    .map(|m| SearchResult {
+                        best: token(m),
+                        score: m.score,
+                        pv: s.pv_from(pos, &token(m), depth as usize),
+                        depth: if finished { depth } else { depth - 1 },
+                        nodes,
+                        elapsed,
+                    })
+                    .collect();
                 if finished {
-                    on_iteration(&r);
+                    on_iteration(&result);
                 }
-                result = Some(r);
             }
             if !finished || s.aborted {
                 break;
             }
-            // A proven result cannot change with more depth.
-            if moves[0].score.abs() > MATE_BOUND {
+            // Proven results cannot change with more depth.
+            if moves[..k].iter().all(|m| m.score.abs() > MATE_BOUND) {
                 break;
             }
-            // The next iteration costs several times this one: do not start what cannot end.
+            // The next iteration costs several times this one: do not start what cannot
+            // end, unless told to use the whole time.
             if let Some(t) = time {
-                if s.elapsed() * 2 > t {
+                if !options.whole_time && s.elapsed() * 2 > t {
                     break;
                 }
             }
         }
-        let nodes = s.nodes;
-        let elapsed = s.elapsed();
-        Some(match result {
-            Some(mut r) => {
-                r.nodes = nodes;
-                r.elapsed = elapsed;
-                r
-            }
-            // Stopped before depth 1 ended: the first (largest capture) turn.
-            None => {
-                let token = moves[0].child.token.clone().expect("tokens asked for");
-                SearchResult { best: token.clone(), score: 0, pv: vec![token], depth: 0, nodes, elapsed }
-            }
-        })
+        let (nodes, elapsed) = (s.nodes, s.elapsed());
+        if result.is_empty() {
+            // Stopped before depth 1 ended: the first turns in order (largest captures).
+            return moves[..k]
+                .iter()
+                .map(|m| SearchResult { best: token(m), score: 0, pv: vec![token(m)], depth: 0, nodes, elapsed })
+                .collect();
+        }
+        for r in &mut result {
+            r.nodes = nodes;
+            r.elapsed = elapsed;
+        }
+        result
     }
 
-    /// The `k` best turns, best first: each search excludes the turns found before it,
-    /// and shares the budget equally.
+    /// The `k` best turns, best first, from one search (see [`Engine::search_lines`]);
+    /// `k` is clamped to the number of legal turns.
     pub fn search_multipv(&mut self, pos: &Position, limits: Limits, stop: &AtomicBool, k: usize) -> Vec<SearchResult> {
-        let k = k.max(1);
-        let per = Limits {
-            time: limits.time.map(|t| t / k as u32),
-            nodes: limits.nodes.map(|n| n / k as u64),
-            depth: limits.depth,
-        };
-        let mut found: Vec<SearchResult> = Vec::new();
-        for _ in 0..k {
-            let exclude: Vec<Token> = found.iter().map(|r| r.best.clone()).collect();
-            match self.search_with(pos, per, stop, &[], &exclude, &mut |_| {}) {
-                Some(r) => found.push(r),
-                None => break,
-            }
-        }
-        found.sort_by_key(|r| std::cmp::Reverse(r.score));
-        found
+        let options = SearchOptions { lines: k, ..SearchOptions::default() };
+        self.search_lines(pos, limits, stop, &[], options, &mut |_| {})
     }
 
     /// The turn a level plays: its search, or now and then (weak levels) a random turn.

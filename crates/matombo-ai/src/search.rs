@@ -355,16 +355,21 @@ impl<'a> Searcher<'a> {
     }
 
     /// One iteration at the root: scores every root move (PVS), sorting them best first.
-    /// Returns `false` if aborted before the first move was searched in full.
-    pub fn root(&mut self, pos: &Position, moves: &mut [RootMove], depth: u32) -> (bool, usize) {
-        let mut alpha = -INF;
+    /// The first `lines` scores are exact (multi-PV): a move is searched with a window
+    /// whose floor is the `lines`-th best score so far, so only moves that would enter the
+    /// top `lines` are searched in full. Returns `false` if aborted before the first move
+    /// was searched in full, and the number of moves searched.
+    pub fn root(&mut self, pos: &Position, moves: &mut [RootMove], depth: u32, lines: usize) -> (bool, usize) {
         let beta = INF;
         let mut done = 0;
         self.path.push((pos.hash(), pos.total_stones()));
         let mut scores = vec![-INF; moves.len()];
+        // The best `lines` scores so far, best first.
+        let mut top: Vec<i32> = Vec::with_capacity(lines + 1);
         for i in 0..moves.len() {
+            let alpha = if top.len() < lines { -INF } else { top[lines - 1] };
             let child = moves[i].child.pos.clone();
-            let score = if i == 0 {
+            let score = if alpha == -INF {
                 -self.negamax(&child, depth - 1, -beta, -alpha, 1)
             } else {
                 let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
@@ -379,9 +384,9 @@ impl<'a> Searcher<'a> {
             }
             scores[i] = score;
             done = i + 1;
-            if score > alpha {
-                alpha = score;
-            }
+            let at = top.partition_point(|&t| t >= score);
+            top.insert(at, score);
+            top.truncate(lines);
         }
         self.path.pop();
         if done == 0 {

@@ -593,25 +593,9 @@ pub fn analyse(
     let max_depth = req.depth.unwrap_or(matombo_ai::MAX_DEPTH).clamp(1, matombo_ai::MAX_DEPTH);
     let started = Instant::now();
     let mut engine = matombo_ai::Engine::new(1);
-    let mut nodes = 0u64;
-    let mut last: Option<Analysis> = None;
-    for depth in 1..=max_depth {
-        let left = req.nodes.map(|n| n.saturating_sub(nodes));
-        if left == Some(0) {
-            break;
-        }
-        let limits = Limits { depth: Some(depth), nodes: left, time: None };
-        let found = engine.search_multipv(pos, limits, stop, k);
-        if found.is_empty() {
-            return Err(ApiError::illegal("the side to move has no legal turn"));
-        }
-        nodes += found.iter().map(|r| r.nodes).sum::<u64>();
-        let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed)
-            || left.is_some_and(|l| found.iter().map(|r| r.nodes).sum::<u64>() >= l);
-        if interrupted && last.is_some() {
-            break;
-        }
-        let mover = pos.side_to_move();
+    let mover = pos.side_to_move();
+    // Lines of one search at one depth; `nodes` is the whole search's count, once.
+    let analysis = |found: &[matombo_ai::SearchResult]| {
         let lines: Vec<Line> = found
             .iter()
             .map(|r| Line {
@@ -623,23 +607,37 @@ pub fn analyse(
             })
             .collect();
         let proven = lines.iter().all(|l| l.mate.is_some());
-        let a = Analysis {
+        let depth = found[0].depth;
+        Analysis {
             to_move: mover,
             depth,
             done: proven || depth == max_depth,
             lines,
-            nodes,
+            nodes: found[0].nodes,
             ms: started.elapsed().as_millis() as u64,
-        };
-        on_depth(&a);
-        let done = a.done;
-        last = Some(a);
-        // The next depth costs several times this one: do not start what cannot end.
-        if done || interrupted || started.elapsed() * 2 > budget {
-            break;
         }
+    };
+    // One search ranks the k best turns; it does not start a depth past half the budget.
+    let limits = Limits { depth: Some(max_depth), nodes: req.nodes, time: Some(budget) };
+    let options = matombo_ai::SearchOptions { lines: k, ..Default::default() };
+    let mut last: Option<Analysis> = None;
+    let found = engine.search_lines(pos, limits, stop, &[], options, &mut |found| {
+        let a = analysis(found);
+        on_depth(&a);
+        last = Some(a);
+    });
+    if found.is_empty() {
+        return Err(ApiError::illegal("the side to move has no legal turn"));
     }
-    let mut a = last.expect("depth 1 always completes");
+    // Stopped before depth 1 ended: the turns in search order, at depth 0.
+    let mut a = match last {
+        Some(mut a) => {
+            a.nodes = found[0].nodes;
+            a.ms = started.elapsed().as_millis() as u64;
+            a
+        }
+        None => analysis(&found),
+    };
     a.done = true;
     Ok(a)
 }

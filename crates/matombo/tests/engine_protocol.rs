@@ -14,7 +14,8 @@ fn info_depths(lines: &[String]) -> Vec<u32> {
 
 struct EngineProcess {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed (end of input).
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
 }
 
@@ -37,12 +38,13 @@ impl EngineProcess {
                 }
             }
         });
-        EngineProcess { child, stdin, lines }
+        EngineProcess { child, stdin: Some(stdin), lines }
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("input open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// Lines up to and including the first one starting with `prefix`.
@@ -85,12 +87,13 @@ fn a_whole_session() {
     // A position with turns played since, then a depth-limited search.
     e.send("position tsoro:8 moves B2= b2=");
     e.send("show");
-    let shown = e.until("info string position");
+    let shown = e.until("info string result");
     let expected = Game::new(Position::start("tsoro:8".parse().unwrap()));
     let mut game = expected;
     game.play(&"B2=".parse().unwrap()).unwrap();
     game.play(&"b2=".parse().unwrap()).unwrap();
-    assert_eq!(shown.last().unwrap(), &format!("info string position {}", game.position()));
+    assert_eq!(shown[shown.len() - 2], format!("info string position {}", game.position()));
+    assert_eq!(shown.last().unwrap(), "info string result * (South to move)");
     e.send("go depth 3");
     let (lines, best) = e.bestmove();
     assert!(lines.iter().all(|l| l.starts_with("info depth ") || l.starts_with("bestmove ")), "{lines:?}");
@@ -101,14 +104,13 @@ fn a_whole_session() {
     assert!(game.position().play(&token).is_ok(), "illegal bestmove {best}");
 
     // Errors are reported and change nothing.
-    e.send("position tsoro:8 moves B2= B2=");
-    assert!(e.until("info string error").last().unwrap().contains("B2="));
     e.send("go sideways");
     e.until("info string error");
     e.send("frobnicate");
     e.until("info string error");
     e.send("show");
     assert_eq!(e.until("info string position").last().unwrap(), &format!("info string position {}", game.position()));
+    e.until("info string result");
 
     // An infinite search ends on stop, answers isready meanwhile, and gives a legal turn.
     e.send("position nsolo:36");
@@ -166,4 +168,152 @@ fn a_whole_session() {
     e.send("quit");
     let status = e.child.wait().unwrap();
     assert!(status.success());
+}
+
+/// The `info string …` or other single answer to `line`.
+fn ask(e: &mut EngineProcess, line: &str, prefix: &str) -> String {
+    e.send(line);
+    e.until(prefix).pop().unwrap()
+}
+
+#[test]
+fn a_refused_position_leaves_none_until_a_valid_one() {
+    let mut e = EngineProcess::start();
+    e.send("position tsoro:8 moves B2=");
+    for bad in ["position tsoro:8 moves B2= B2=", "position tsoro:5", "position", "position tsoro:8 moves Z9="] {
+        let err = ask(&mut e, bad, "info string error: ");
+        assert!(err.starts_with("info string error: "), "{bad}: {err}");
+        for refused in ["go depth 2", "turns", "show"] {
+            let answer = ask(&mut e, refused, "info string error: ");
+            assert!(answer.contains("no position"), "{bad} then {refused}: {answer}");
+        }
+    }
+    // A valid position: all answer again, for it and not the old one.
+    e.send("position tsoro:8 moves B2= b2=");
+    e.send("go depth 2");
+    let (lines, best) = e.bestmove();
+    assert!(!lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+    let mut game = Game::new(Position::start("tsoro:8".parse().unwrap()));
+    game.play(&"B2=".parse().unwrap()).unwrap();
+    game.play(&"b2=".parse().unwrap()).unwrap();
+    assert!(game.position().play(&best.parse().unwrap()).is_ok(), "{best}");
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}
+
+#[test]
+fn turns_lists_every_legal_turn_and_show_tells_the_result() {
+    let mut e = EngineProcess::start();
+    for pos in ["tsoro:8", "nsolo:8 2*8/0,2*7/2*7,0/2*8 S", "tsoro:8 2*8/0*8/0*6,1*2/2,0,3,0,3*2,0,3 N"] {
+        e.send(&format!("position {pos}"));
+        let line = ask(&mut e, "turns", "turns ");
+        let listed: Vec<&str> = line["turns ".len()..].split(' ').collect();
+        let p: Position = pos.parse().unwrap();
+        let legal: Vec<String> = p.turns().map(|(t, _)| t.to_string()).collect();
+        assert_eq!(listed, legal, "{pos}");
+        assert!(!legal.is_empty());
+    }
+    // Over: South has no stone to move.
+    let over = "tsoro:8 2*8/0*8/0*8/0*8 S";
+    e.send(&format!("position {over}"));
+    assert_eq!(ask(&mut e, "turns", "turns"), "turns none");
+    e.send("show");
+    let shown = e.until("info string result");
+    assert_eq!(shown[0], format!("info string position {}", over.parse::<Position>().unwrap()));
+    assert!(shown[1].starts_with("info string result 0-1 (North wins"), "{shown:?}");
+    e.send("position tsoro:8");
+    e.send("show");
+    assert_eq!(e.until("info string result").last().unwrap(), "info string result * (South to move)");
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}
+
+/// The `time` of the last `info depth` line, in milliseconds.
+fn last_time(lines: &[String]) -> u64 {
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth")).expect("an info line");
+    let words: Vec<&str> = info.split(' ').collect();
+    let at = words.iter().position(|w| *w == "time").unwrap();
+    words[at + 1].parse().unwrap()
+}
+
+#[test]
+fn movetime_and_clocks_use_the_time_given() {
+    let mut e = EngineProcess::start();
+    e.send("position tsoro:21");
+    // movetime: searches until the time is spent (the bestmove answers near it).
+    let t0 = std::time::Instant::now();
+    e.send("go movetime 600");
+    let (_, best) = e.bestmove();
+    let took = t0.elapsed();
+    assert!(took >= Duration::from_millis(550), "movetime 600 answered after {took:?}");
+    let start = Position::start("tsoro:21".parse().unwrap());
+    assert!(start.play(&best.parse().unwrap()).is_ok());
+    // A clock: South to move with 3 s left and 2 moves to go gets 1.5 s, North's clock
+    // is not its own.
+    let t0 = std::time::Instant::now();
+    e.send("go wtime 3000 btime 10 movestogo 2");
+    let (lines, _) = e.bestmove();
+    let took = t0.elapsed();
+    assert!(took >= Duration::from_millis(1400), "clock budget 1.5 s answered after {took:?}: {lines:?}");
+    assert!(last_time(&lines) <= 1500, "{lines:?}");
+    // The side to move's clock must be given.
+    let err = ask(&mut e, "go btime 1000", "info string error");
+    assert!(err.contains("wtime"), "{err}");
+    for bad in ["go movetime soon", "go wtime 100 movestogo 0", "go movetime 10 time 10"] {
+        assert!(ask(&mut e, bad, "info string error").starts_with("info string error: "), "{bad}");
+    }
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}
+
+#[test]
+fn multipv_option_reports_ranked_lines() {
+    let mut e = EngineProcess::start();
+    e.send("setoption name MultiPV value 3");
+    e.send("position tsoro:8");
+    e.send("go depth 3");
+    let (lines, best) = e.bestmove();
+    let last: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 3 ")).collect();
+    assert_eq!(last.len(), 3, "{lines:?}");
+    for (i, l) in last.iter().enumerate() {
+        assert!(l.starts_with(&format!("info depth 3 multipv {} ", i + 1)), "{l}");
+    }
+    assert!(last[0].contains(&format!(" pv {best}")), "{lines:?}");
+    assert!(ask(&mut e, "setoption name MultiPV value 0", "info string error").contains("MultiPV"));
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}
+
+/// `quit` and end of input are one: a limited search is waited for and answers at its
+/// depth; an infinite one is stopped and answers.
+#[test]
+fn quit_and_end_of_input_are_the_same() {
+    for end in ["quit", "end of input"] {
+        let mut e = EngineProcess::start();
+        e.send("position tsoro:8");
+        e.send("go depth 7");
+        if end == "quit" {
+            e.send("quit");
+        } else {
+            e.stdin = None;
+        }
+        let (lines, _) = e.bestmove();
+        assert_eq!(info_depths(&lines).iter().max(), Some(&7), "{end}: {lines:?}");
+        assert!(e.child.wait().unwrap().success(), "{end}");
+    }
+    for end in ["quit", "end of input"] {
+        let mut e = EngineProcess::start();
+        e.send("position nsolo:36");
+        e.send("go infinite");
+        e.send("isready");
+        e.until("readyok");
+        if end == "quit" {
+            e.send("quit");
+        } else {
+            e.stdin = None;
+        }
+        let (_, best) = e.bestmove();
+        assert!(Position::start("nsolo:36".parse().unwrap()).play(&best.parse().unwrap()).is_ok(), "{end}");
+        assert!(e.child.wait().unwrap().success(), "{end}");
+    }
 }

@@ -27,7 +27,8 @@ pub struct Args {
     /// Node budget.
     #[arg(long, value_name = "N")]
     pub nodes: Option<u64>,
-    /// Rank the K best turns.
+    /// Rank the K best turns, all from one search at one depth (K above the number of
+    /// legal turns ranks them all).
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub multipv: usize,
     /// Seed of the engine's random choices.
@@ -88,11 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let limits = Limits { time: args.time.map(Duration::from_millis), depth: args.depth, nodes: args.nodes };
     let stop = AtomicBool::new(false);
     let mut engine = Engine::new(args.seed).with_hash_mib(args.hash as usize);
-    let results = if args.multipv == 1 {
-        engine.search(&pos, limits, &stop).into_iter().collect::<Vec<_>>()
-    } else {
-        engine.search_multipv(&pos, limits, &stop, args.multipv)
-    };
+    let results = engine.search_multipv(&pos, limits, &stop, args.multipv);
     let lines: Vec<Line> = results.iter().map(line).collect();
     if args.json {
         #[derive(Serialize)]
@@ -100,12 +97,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             position: String,
             side_to_move: String,
             legal: bool,
+            /// The one search's nodes (every line repeats it: do not sum them).
+            nodes: u64,
             lines: &'a [Line],
         }
         let out = Out {
             position: pos.to_string(),
             side_to_move: pos.side_to_move().to_string(),
             legal: !lines.is_empty(),
+            nodes: lines.first().map_or(0, |l| l.nodes),
             lines: &lines,
         };
         println!("{}", serde_json::to_string_pretty(&out).context("writing JSON")?);
@@ -116,10 +116,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     println!("position {pos}");
-    for (i, l) in lines.iter().enumerate() {
-        if lines.len() > 1 {
-            print!("{}. ", i + 1);
+    if lines.len() > 1 {
+        // One search ranked every line: its figures once, then the lines.
+        let l = &lines[0];
+        println!("depth {}  nodes {}  time {:.0} ms  nodes/s {}", l.depth, l.nodes, l.time_ms, l.nps);
+        for (i, l) in lines.iter().enumerate() {
+            println!("{}. best {}  score {}", i + 1, l.best, l.score_text);
+            println!("   pv {}", l.pv.join(" "));
         }
+        return Ok(());
+    }
+    for l in &lines {
         println!(
             "best {}  score {}  depth {}  nodes {}  time {:.0} ms  nodes/s {}",
             l.best, l.score_text, l.depth, l.nodes, l.time_ms, l.nps

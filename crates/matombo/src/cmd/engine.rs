@@ -1,17 +1,22 @@
 //! `matombo engine`: a line-based engine protocol on stdin/stdout, in the spirit of UCI.
 //!
+//! The whole protocol, with how each limit uses time, is in docs/engine-protocol.md.
 //! Commands (one per line; answers on stdout, one per line):
 //! - `matombo` → `id name …`, `id author …`, `option …` lines, then `matombook`
 //! - `isready` → `readyok` (answered at once, even while searching)
 //! - `newgame` → forgets the search tables
-//! - `setoption name Seed value N`, `setoption name Hash value MIB`
-//! - `position startpos|<ruleset>|<position> [moves <token> …]`
-//! - `go [time MS] [depth D] [nodes N] [level L] [infinite]` → `info …` lines, then
-//!   `bestmove <token>` (or `bestmove none` when the side to move has no legal turn);
-//!   `info depth D score cp S|win N|loss N nodes N nps N time MS pv T…`
+//! - `setoption name Seed|Hash|MultiPV value N`
+//! - `position startpos|<ruleset>|<position> [moves <token> …]`; a refused one answers
+//!   `info string error: …` and leaves no position: `go`, `turns` and `show` refuse until
+//!   a valid `position` arrives
+//! - `go [movetime MS] [time MS] [wtime MS] [btime MS] [winc MS] [binc MS] [movestogo N]
+//!   [depth D] [nodes N] [level L] [infinite]` → `info …` lines, then `bestmove <token>`
+//!   (or `bestmove none` when the side to move has no legal turn)
 //! - `stop` → ends the search now; its `bestmove` follows
-//! - `show` → `info string position …`
-//! - `quit`
+//! - `turns` → `turns <token> …` (every legal turn) or `turns none`
+//! - `show` → `info string position …`, then `info string result <1-0|0-1|1/2-1/2|*> (…)`
+//! - `quit`; `quit` and end of input are the same: a search with a limit is waited for
+//!   and answers, an infinite one is stopped and answers its best so far
 //!
 //! Errors answer `info string error: …` and change nothing.
 
@@ -22,8 +27,10 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{Engine, Level, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_DEPTH, MAX_HASH_MIB};
-use matombo_core::{Game, Position, Ruleset, Token};
+use matombo_ai::{
+    Engine, Level, Limits, SearchOptions, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_DEPTH, MAX_HASH_MIB,
+};
+use matombo_core::{Game, Position, Ruleset, Side, Token};
 
 /// Arguments of `matombo engine`.
 #[derive(clap::Args)]
@@ -32,14 +39,32 @@ use matombo_core::{Game, Position, Ruleset, Token};
   < id name matombo 0.1.0
   < matombook
   > position tsoro:8 moves B2= b2=
+  > turns
+  < turns B1= B3= …
   > go depth 4
   < info depth 1 score cp -4 nodes 8 nps 221809 time 0 pv B5=
   < …
   < info depth 4 score cp 0 nodes 466 nps 815262 time 0 pv B5= b5= B1= b1=
   < bestmove B5=
+  > show
+  < info string position tsoro:8 …
+  < info string result * (North to move)
   > quit
 
-Try it (end of input waits for the running search): printf 'position nsolo:8\\ngo depth 3\\n' | matombo engine")]
+Commands: matombo, isready, newgame, setoption name Seed|Hash|MultiPV value N,
+position startpos|<ruleset>|<position> [moves <token> …], go, stop, turns, show, quit.
+go limits: movetime MS (searches until MS is spent), time MS (a budget it does not
+exceed, usually ending well before it), wtime/btime/winc/binc/movestogo (a clock: South
+is w, North b; the turn gets time/movestogo + 3/4 of the increment, movestogo 30 when
+not given, at most 9/10 of the time left less 10 ms, then searches until it is spent),
+depth D, nodes N, level L, infinite (until stop).
+A refused position leaves none: go, turns and show refuse until a valid position.
+quit and end of input are the same: a search with a limit is waited for and answers its
+bestmove; an infinite search is stopped and answers its best so far (send stop first to
+end a limited search at once).
+
+Try it: printf 'position nsolo:8\\ngo depth 3\\n' | matombo engine
+Full protocol: docs/engine-protocol.md")]
 pub struct Args {
     /// Seed of the engine's random choices (also `setoption name Seed value N`).
     #[arg(long, default_value_t = 1)]
@@ -51,18 +76,30 @@ pub struct Args {
     pub hash: u64,
 }
 
+/// The most turns `turns` lists (an Nsolo capture can have astronomically many).
+const MAX_LISTED: usize = 100_000;
+
+/// The moves to go assumed by clock limits without `movestogo`.
+const MOVES_TO_GO: u32 = 30;
+
 /// Protocol state.
 struct State {
     seed: u64,
     hash_mib: usize,
+    multipv: usize,
     engine: Arc<Mutex<Engine>>,
     ruleset: Ruleset,
     game: Game,
+    /// False after a refused `position`: nothing answers for the old position until a
+    /// valid one arrives.
+    valid: bool,
     stop: Arc<AtomicBool>,
     /// Set by the search thread just before it answers `bestmove`, so that a command sent
     /// right after the answer is not refused while the thread winds down.
     answered: Arc<AtomicBool>,
     search: Option<JoinHandle<()>>,
+    /// The running search has no limit (`go infinite`): quitting stops it.
+    unlimited: bool,
 }
 
 fn say(line: &str) {
@@ -83,12 +120,14 @@ fn score_words(score: i32) -> String {
     }
 }
 
-fn info_line(r: &SearchResult) -> String {
+/// An `info depth …` line; `multipv` is the line's rank when several are searched.
+fn info_line(r: &SearchResult, multipv: Option<usize>) -> String {
     let secs = r.elapsed.as_secs_f64();
     let nps = if secs > 0.0 { (r.nodes as f64 / secs) as u64 } else { 0 };
     let pv: Vec<String> = r.pv.iter().map(|t| t.to_string()).collect();
+    let rank = multipv.map(|i| format!(" multipv {i}")).unwrap_or_default();
     format!(
-        "info depth {} score {} nodes {} nps {} time {} pv {}",
+        "info depth {}{rank} score {} nodes {} nps {} time {} pv {}",
         r.depth,
         score_words(r.score),
         r.nodes,
@@ -98,18 +137,34 @@ fn info_line(r: &SearchResult) -> String {
     )
 }
 
+/// The time a clock gives this turn: `time / movestogo + 3/4 of the increment`, at most
+/// 9/10 of the time left less 10 ms (so the clock never runs out on the engine's side),
+/// at least 1 ms.
+pub fn clock_budget(time_left: Duration, increment: Duration, moves_to_go: u32) -> Duration {
+    let share = time_left / moves_to_go.max(1) + increment * 3 / 4;
+    let cap = (time_left * 9 / 10).saturating_sub(Duration::from_millis(10));
+    share.min(cap).max(Duration::from_millis(1))
+}
+
+fn millis(w: &str, v: &str) -> anyhow::Result<Duration> {
+    Ok(Duration::from_millis(v.parse().with_context(|| format!("bad {w} {v:?} (milliseconds)"))?))
+}
+
 impl State {
     fn new(seed: u64, hash_mib: usize) -> State {
         let ruleset: Ruleset = "tsoro:8".parse().expect("valid ruleset");
         State {
             seed,
             hash_mib,
+            multipv: 1,
             engine: Arc::new(Mutex::new(Engine::new(seed).with_hash_mib(hash_mib))),
             ruleset,
             game: Game::new(Position::start(ruleset)),
+            valid: true,
             stop: Arc::new(AtomicBool::new(false)),
             answered: Arc::new(AtomicBool::new(false)),
             search: None,
+            unlimited: false,
         }
     }
 
@@ -123,11 +178,25 @@ impl State {
         }
     }
 
+    /// `quit` and end of input: a search with a limit ends by it and answers; one without
+    /// (`go infinite`) would never end, so it is stopped and answers its best so far.
+    fn finish(&mut self) {
+        if self.unlimited {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        self.wait();
+    }
+
     /// Replaces the engine by a new one with the current seed and table size (its tables
     /// forgotten).
     fn renew_engine(&mut self) {
         self.wait();
         *self.engine.lock().expect("engine lock") = Engine::new(self.seed).with_hash_mib(self.hash_mib);
+    }
+
+    fn ensure_position(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(self.valid, "no position: the last position command was refused; send a valid one");
+        Ok(())
     }
 
     /// Handles one command line; `Ok(false)` means quit.
@@ -140,17 +209,38 @@ impl State {
                 say("id author the matombo authors");
                 say("option name Seed type spin default 1 min 0 max 18446744073709551615");
                 say(&format!("option name Hash type spin default {DEFAULT_HASH_MIB} min 1 max {MAX_HASH_MIB}"));
+                say("option name MultiPV type spin default 1 min 1 max 256");
                 say("matombook");
             }
             "isready" => say("readyok"),
             "quit" => {
-                self.stop.store(true, Ordering::Relaxed);
-                self.wait();
+                self.finish();
                 return Ok(false);
             }
             "stop" => {
                 self.stop.store(true, Ordering::Relaxed);
                 self.wait();
+            }
+            // Read-only: answered during a search too (a search never changes the position).
+            "show" => {
+                self.ensure_position()?;
+                say(&format!("info string position {}", self.game.position()));
+                say(&match self.game.outcome() {
+                    Some(o) => format!("info string result {} ({o})", o.result()),
+                    None => format!("info string result * ({} to move)", self.game.position().side_to_move()),
+                });
+            }
+            "turns" => self.turns()?,
+            "position" => {
+                // Any refused position, even one refused during a search, leaves none: a
+                // `go` meant for it must not answer for the old one.
+                let r = if self.searching() {
+                    Err(anyhow::anyhow!("searching: send stop first"))
+                } else {
+                    self.position(rest)
+                };
+                self.valid = r.is_ok();
+                r?;
             }
             _ if self.searching() => anyhow::bail!("searching: send stop first"),
             "newgame" => self.renew_engine(),
@@ -167,14 +257,17 @@ impl State {
                         );
                         self.hash_mib = mib;
                     }
-                    _ => anyhow::bail!(
-                        "unknown option: expected `setoption name Seed value N` or `setoption name Hash value MIB`"
-                    ),
+                    ["name", name, "value", v] if name.eq_ignore_ascii_case("multipv") => {
+                        let k: usize = v.parse().with_context(|| format!("bad MultiPV {v:?}"))?;
+                        anyhow::ensure!((1..=256).contains(&k), "MultiPV must be 1 to 256, not {k}");
+                        // Only the number of lines: the tables are kept.
+                        self.multipv = k;
+                        return Ok(true);
+                    }
+                    _ => anyhow::bail!("unknown option: expected `setoption name Seed|Hash|MultiPV value N`"),
                 }
                 self.renew_engine();
             }
-            "position" => self.position(rest)?,
-            "show" => say(&format!("info string position {}", self.game.position())),
             "go" => self.go(rest)?,
             _ => anyhow::bail!("unknown command {cmd:?}"),
         }
@@ -200,20 +293,50 @@ impl State {
         Ok(())
     }
 
+    /// `turns`: every legal turn on one line (none once the game is over).
+    fn turns(&self) -> anyhow::Result<()> {
+        self.ensure_position()?;
+        let pos = self.game.position();
+        if self.game.is_over() {
+            say("turns none");
+            return Ok(());
+        }
+        let total = pos.count_turns();
+        if total > MAX_LISTED as u128 {
+            say(&format!("info string {total} legal turns: listing the first {MAX_LISTED}"));
+        }
+        let tokens: Vec<String> = pos.turns().take(MAX_LISTED).map(|(t, _)| t.to_string()).collect();
+        say(&format!("turns {}", if tokens.is_empty() { "none".to_string() } else { tokens.join(" ") }));
+        Ok(())
+    }
+
     fn go(&mut self, rest: &[&str]) -> anyhow::Result<()> {
+        self.ensure_position()?;
         // Written limits win over a level's whatever their order, as UCI's `go` parameters
         // are unordered: `go time 500 level hard` is `hard` with half a second; `infinite`
-        // wins over every limit, as in UCI, and searches until `stop`.
+        // wins over every limit, as in UCI, and searches until `stop`. A move time wins
+        // over a clock.
         let mut limits = Limits::default();
         let mut level = None;
         let mut infinite = false;
+        let mut movetime = None;
+        let (mut clock, mut inc) = ([None::<Duration>; 2], [Duration::ZERO; 2]);
+        let mut moves_to_go = None;
         let mut it = rest.iter();
         while let Some(&w) = it.next() {
             let mut value = || it.next().copied().with_context(|| format!("go {w} needs a value"));
             match w {
-                "time" | "movetime" => {
+                "time" => limits.time = Some(millis(w, value()?)?),
+                "movetime" => movetime = Some(millis(w, value()?)?),
+                "wtime" => clock[0] = Some(millis(w, value()?)?),
+                "btime" => clock[1] = Some(millis(w, value()?)?),
+                "winc" => inc[0] = millis(w, value()?)?,
+                "binc" => inc[1] = millis(w, value()?)?,
+                "movestogo" => {
                     let v = value()?;
-                    limits.time = Some(Duration::from_millis(v.parse().with_context(|| format!("bad time {v:?}"))?));
+                    let n: u32 = v.parse().with_context(|| format!("bad movestogo {v:?}"))?;
+                    anyhow::ensure!(n >= 1, "movestogo must be at least 1");
+                    moves_to_go = Some(n);
                 }
                 "depth" => {
                     let v = value()?;
@@ -230,8 +353,27 @@ impl State {
                     level = Some(v.parse::<Level>()?);
                 }
                 "infinite" => infinite = true,
-                _ => anyhow::bail!("unknown go parameter {w:?} (time, depth, nodes, level, infinite)"),
+                _ => anyhow::bail!(
+                    "unknown go parameter {w:?} (movetime, time, wtime, btime, winc, binc, movestogo, depth, nodes, level, infinite)"
+                ),
             }
+        }
+        // South moves first, as white does in UCI: South's clock is w, North's b.
+        let mover = match self.game.position().side_to_move() {
+            Side::South => 0,
+            Side::North => 1,
+        };
+        let clocked = clock.iter().any(Option::is_some) || moves_to_go.is_some() || inc.iter().any(|d| !d.is_zero());
+        let mut whole_time = false;
+        if let Some(t) = movetime {
+            anyhow::ensure!(limits.time.is_none(), "go: movetime and time are two budgets; give one");
+            limits.time = Some(t);
+            whole_time = true;
+        } else if clocked && limits.time.is_none() {
+            let name = ["wtime", "btime"][mover];
+            let left = clock[mover].with_context(|| format!("go: the side to move's clock ({name}) is missing"))?;
+            limits.time = Some(clock_budget(left, inc[mover], moves_to_go.unwrap_or(MOVES_TO_GO)));
+            whole_time = true;
         }
         if let Some(level) = level {
             limits = level.limits(self.game.position().ruleset()).overridden_by(limits);
@@ -240,9 +382,11 @@ impl State {
             // Until `stop` (or a proven result): no time or node limit, the deepest search.
             limits = Limits { time: None, depth: Some(MAX_DEPTH), nodes: None };
         }
+        let options = SearchOptions { lines: self.multipv, whole_time };
         self.wait();
         self.stop.store(false, Ordering::Relaxed);
         self.answered.store(false, Ordering::SeqCst);
+        self.unlimited = infinite;
         let answered = Arc::clone(&self.answered);
         let engine = Arc::clone(&self.engine);
         let stop = Arc::clone(&self.stop);
@@ -250,9 +394,14 @@ impl State {
         let history: Vec<Position> = self.game.positions()[..self.game.positions().len() - 1].to_vec();
         self.search = Some(std::thread::spawn(move || {
             let mut engine = engine.lock().expect("engine lock");
-            let r = engine.search_with(&pos, limits, &stop, &history, &[], &mut |r| say(&info_line(r)));
+            let several = options.lines > 1;
+            let lines = engine.search_lines(&pos, limits, &stop, &history, options, &mut |lines| {
+                for (i, r) in lines.iter().enumerate() {
+                    say(&info_line(r, several.then_some(i + 1)));
+                }
+            });
             answered.store(true, Ordering::SeqCst);
-            match r {
+            match lines.first() {
                 Some(r) => say(&format!("bestmove {}", r.best)),
                 None => say("bestmove none"),
             }
@@ -273,8 +422,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Err(e) => say(&format!("info string error: {e:#}")),
         }
     }
-    // End of input: let a running search finish and answer.
-    state.wait();
+    // End of input is `quit`.
+    state.finish();
     Ok(())
 }
 
