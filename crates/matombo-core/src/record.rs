@@ -558,14 +558,16 @@ impl core::str::FromStr for Record {
                 if let Some(o) = open.as_mut() {
                     match ch {
                         '}' => items.push(Item::Comment(open.take().expect("open").finish()?)),
-                        '{' => return Err(at(
-                            lineno,
-                            column,
-                            format!(
+                        '{' => {
+                            return Err(at(
+                                lineno,
+                                column,
+                                format!(
                                 "brace {{ inside the comment opened at line {}, column {} (comments hold no braces)",
                                 o.line, o.column
                             ),
-                        )),
+                            ))
+                        }
                         _ => o.raw.push(ch),
                     }
                     continue;
