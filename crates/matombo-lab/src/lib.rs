@@ -2,7 +2,8 @@
 //!
 //! The engine-testing library behind `matombo match` and `matombo tune`: the tally of a
 //! match and its statistics (score, Elo with a 95% interval, the sequential probability
-//! ratio test), the SPSA tuning step, and a worker pool that plays games on several threads.
+//! ratio test), openings (random and balanced), the SPSA tuning step, and a worker pool
+//! that plays games on several threads.
 //!
 //! ```
 //! use matombo_lab::{elo_of, sprt, Tally, Verdict};
@@ -14,10 +15,12 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod openings;
 mod pool;
 mod spsa;
 mod stats;
 
+pub use openings::{balance_score, balanced_opening, opening, random_opening, NoBalancedOpening, BALANCE_TRIES};
 pub use pool::parallel;
 pub use spsa::{gains, spsa_step, Gains};
 pub use stats::{elo_of, expected_score, sprt, sprt_bounds, sprt_with, stats, Sprt, Stats, Tally, Verdict};

@@ -8,11 +8,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{
-    greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MATE_BOUND, MAX_HASH_MIB,
-};
+use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MAX_HASH_MIB};
 use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
-use matombo_lab::{sprt, stats, Sprt, Stats, Tally, Verdict};
+use matombo_lab::{balanced_opening, opening, sprt, stats, Sprt, Stats, Tally, Verdict};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
@@ -273,60 +271,6 @@ fn search_limits(level: Option<Level>, written: Limits, ruleset: Ruleset) -> Lim
     level.map_or(written, |l| l.limits(ruleset).overridden_by(written))
 }
 
-/// `turns` random turns from the start; `None` if they end the game.
-fn random_opening(ruleset: Ruleset, turns: u32, seed: u64) -> Option<Position> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut game = Game::new(Position::start(ruleset));
-    for _ in 0..turns {
-        if game.is_over() {
-            return None;
-        }
-        let t = random_turn(game.position(), &mut rng).expect("a game not over has a turn");
-        game.play(&t).expect("random turns are legal");
-    }
-    (!game.is_over()).then(|| game.position().clone())
-}
-
-/// An opening: `turns` random turns from the start, never a finished game; `seed_of`
-/// gives the random seed of each attempt (also used by `matombo tune`).
-pub(crate) fn opening(ruleset: Ruleset, turns: u32, seed_of: impl Fn(u64) -> u64) -> Position {
-    (0..1000u64)
-        .find_map(|attempt| random_opening(ruleset, turns, seed_of(attempt)))
-        .unwrap_or_else(|| Position::start(ruleset))
-}
-
-/// Random openings tried for one balanced opening before giving up.
-const BALANCE_TRIES: u64 = 200;
-
-/// The score of `pos` for the side to move by a search of `nodes` nodes: the one
-/// `matombo analyse POS --nodes N` reports (same seed, fresh engine).
-fn balance_score(pos: &Position, nodes: u64) -> Option<i32> {
-    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
-    Engine::new(1).search(pos, limits, &AtomicBool::new(false)).map(|r| r.score)
-}
-
-/// A balanced opening: the first random opening (attempts by `seed_of`) whose search
-/// score is within ±`within` and not a proven result.
-fn balanced_opening(
-    ruleset: Ruleset,
-    turns: u32,
-    within: u32,
-    nodes: u64,
-    seed_of: impl Fn(u64) -> u64,
-) -> anyhow::Result<Position> {
-    for attempt in 0..BALANCE_TRIES {
-        let Some(pos) = random_opening(ruleset, turns, seed_of(attempt)) else { continue };
-        let Some(score) = balance_score(&pos, nodes) else { continue };
-        if score.unsigned_abs() <= within && score.abs() <= MATE_BOUND {
-            return Ok(pos);
-        }
-    }
-    anyhow::bail!(
-        "no opening of {turns} random turns on {ruleset} scored within ±{within} in {BALANCE_TRIES} tries \
-         ({nodes} nodes each); allow more with a larger --balanced, or change --opening-turns"
-    )
-}
-
 /// The opening of every pair, in order; balanced ones are searched on `args.threads`
 /// threads with a progress bar.
 fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
@@ -337,14 +281,16 @@ fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
     };
     let bar = super::progress(pairs as u64, "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]");
     let mut found: Vec<Option<Position>> = vec![None; pairs];
-    super::parallel(
+    matombo_lab::parallel(
         pairs,
         args.threads,
         |p| balanced_opening(args.ruleset, args.opening_turns, within, args.balance_nodes, seed_of(p as u64)),
-        |p, r| {
-            found[p] = Some(r?);
+        |p, r| -> anyhow::Result<ControlFlow<()>> {
+            let pos =
+                r.map_err(|e| anyhow::anyhow!("{e}; allow more with a larger --balanced, or change --opening-turns"))?;
+            found[p] = Some(pos);
             bar.inc(1);
-            Ok(())
+            Ok(ControlFlow::Continue(()))
         },
     )?;
     bar.finish_and_clear();

@@ -17,9 +17,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use matombo_lab::{gains, Gains, Stats, Tally};
-
-use super::matches::opening;
+use matombo_lab::{gains, opening, Gains, Stats, Tally};
 
 /// Arguments of `matombo tune`.
 #[derive(clap::Args, Debug)]
