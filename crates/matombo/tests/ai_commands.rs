@@ -247,15 +247,16 @@ fn balanced_openings_that_cannot_be_found_are_an_error() {
 
 #[test]
 fn show_reports_a_bad_ruleset_in_its_own_words() {
-    for (arg, says) in [("tsoro:5", "holes per row, not 5"), ("tsoro:8,heads=3", "heads")] {
+    for (arg, says) in [("tsoro:5", "holes per row, not 5"), ("tsoro:8,heads=3", "bad ruleset option heads=3")] {
         let (ok, out, err) = matombo(&["show", arg]);
         assert!(!ok && out.is_empty(), "{arg}: {out}");
         assert!(err.contains("in the ruleset") && err.contains(says), "{arg}: {err}");
         assert!(!err.contains("<row b>"), "{arg}: the generic position-shape error: {err}");
+        assert_eq!(err.matches(says).count(), 1, "{arg}: said once: {err}");
     }
     // A good ruleset name still shows its start position.
-    let (ok, out, err) = matombo(&["show", "tsoro:36"]);
-    assert!(ok && out.starts_with("tsoro:36  (36 holes per row)"), "{err}{out}");
+    let (ok, out, err) = matombo(&["show", "nsolo:36"]);
+    assert!(ok && out.starts_with("nsolo:36  (36 holes per row)"), "{err}{out}");
 }
 
 #[test]

@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn hole_numbers_stand_over_their_counts_on_every_board() {
-        for pos in ["tsoro:8", "tsoro:21", "nsolo:36", "tsoro:36"] {
+        for pos in ["tsoro:8", "tsoro:21", "nsolo:8", "nsolo:36"] {
             let text = render(&pos.parse().unwrap());
             let lines: Vec<&str> = text.lines().collect();
             // Title, numbers, b, a, separator, A, B, numbers.
