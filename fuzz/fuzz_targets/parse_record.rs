@@ -1,5 +1,5 @@
 //! Record parsing never panics; a record that parses writes back to a record that parses
-//! to the same game.
+//! to the same game and annotations.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use matombo_core::Record;
@@ -11,5 +11,7 @@ fuzz_target!(|data: &[u8]| {
         let again: Record = text.parse().unwrap();
         assert_eq!(again.game.moves(), r.game.moves());
         assert_eq!(again.game.position(), r.game.position());
+        assert_eq!(again.comments, r.comments);
+        assert_eq!(again.annotations, r.annotations);
     }
 });

@@ -50,7 +50,7 @@ pub enum ParsePositionError {
     Shape(String),
     /// The ruleset part is wrong.
     #[error("in the ruleset: {0}")]
-    Ruleset(#[from] ParseRulesetError),
+    Ruleset(ParseRulesetError),
     /// Not four rows.
     #[error("expected 4 rows separated by '/', found {0}")]
     RowCount(usize),
@@ -144,4 +144,12 @@ pub enum IllegalError {
     /// The turn is already complete.
     #[error("the turn is already complete")]
     TurnComplete,
+}
+
+// Not `#[from]`: that would make the ruleset error the source as well, and a report of the
+// error chain would say it twice.
+impl From<ParseRulesetError> for ParsePositionError {
+    fn from(e: ParseRulesetError) -> ParsePositionError {
+        ParsePositionError::Ruleset(e)
+    }
 }

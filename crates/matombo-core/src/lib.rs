@@ -43,7 +43,7 @@ pub use game::{Game, Outcome, Termination};
 pub use hole::{Hole, Row, Side};
 pub use movegen::{random_playout, Playout, Sown, Turns};
 pub use position::{Position, Setup, MAX_N, MAX_TRACK};
-pub use record::{civil_date, date_tag, Record, RecordError};
+pub use record::{civil_date, date_tag, Annotation, Comment, Eval, Quality, Record, RecordError};
 pub use ruleset::{GameKind, Ruleset};
 pub use token::{Decision, Pick, Token};
 pub use turn::{Event, Phase, Turn};

@@ -385,10 +385,10 @@ impl FromStr for Position {
     /// Parses a position string, or a bare ruleset name meaning its start position.
     fn from_str(s: &str) -> Result<Position, ParsePositionError> {
         let s = s.trim();
-        if !s.contains(char::is_whitespace) {
-            if let Ok(r) = s.parse::<Ruleset>() {
-                return Ok(Position::start(r));
-            }
+        // One word can only be a ruleset name, so its own error says best what is wrong
+        // (`tsoro:5`: the size), not the shape of a position string.
+        if !s.is_empty() && !s.contains(char::is_whitespace) {
+            return Ok(Position::start(s.parse::<Ruleset>()?));
         }
         Position::from_setup(&s.parse()?)
     }

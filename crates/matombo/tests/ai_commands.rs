@@ -244,3 +244,44 @@ fn balanced_openings_that_cannot_be_found_are_an_error() {
     let (ok, _, err) = matombo(&["match", "random", "random", "--balance-nodes", "5000"]);
     assert!(!ok && err.contains("--balanced"), "{err}");
 }
+
+#[test]
+fn show_reports_a_bad_ruleset_in_its_own_words() {
+    for (arg, says) in [("tsoro:5", "holes per row, not 5"), ("tsoro:8,heads=3", "bad ruleset option heads=3")] {
+        let (ok, out, err) = matombo(&["show", arg]);
+        assert!(!ok && out.is_empty(), "{arg}: {out}");
+        assert!(err.contains("in the ruleset") && err.contains(says), "{arg}: {err}");
+        assert!(!err.contains("<row b>"), "{arg}: the generic position-shape error: {err}");
+        assert_eq!(err.matches(says).count(), 1, "{arg}: said once: {err}");
+    }
+    // A good ruleset name still shows its start position.
+    let (ok, out, err) = matombo(&["show", "nsolo:36"]);
+    assert!(ok && out.starts_with("nsolo:36  (36 holes per row)"), "{err}{out}");
+}
+
+#[test]
+fn match_sprt_stops_at_a_verdict_after_the_minimum_games() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["match", "depth=2", "random", "--ruleset", "tsoro:6", "--games", "60", "--threads", "2"];
+        args.extend_from_slice(&["--max-turns", "80", "--sprt=-400,0"]);
+        args.extend_from_slice(extra);
+        let (ok, out, err) = matombo(&args);
+        assert!(ok, "{err}");
+        out
+    };
+    // depth=2 beats random nearly every game: H1 of "about equal" against "400 weaker"
+    // comes quickly, but not before the minimum.
+    let v: serde_json::Value = serde_json::from_str(&run(&["--sprt-min-games", "10", "--json"])).unwrap();
+    assert_eq!(v["sprt_stopped"], true, "{v}");
+    assert_eq!(v["sprt"]["verdict"], "H1", "{v}");
+    let played = v["played"].as_u64().unwrap();
+    let total: u64 = ["wins", "losses", "draws", "unfinished"].iter().map(|k| v[k].as_u64().unwrap()).sum();
+    assert_eq!(total, played);
+    assert!((10..60).contains(&played), "{v}");
+    let text = run(&["--sprt-min-games", "10"]);
+    assert!(text.contains("stopped at the SPRT verdict after ") && text.contains(" of 60 games"), "{text}");
+    // No verdict, so no stop, before the minimum.
+    let v: serde_json::Value = serde_json::from_str(&run(&["--sprt-min-games", "1000", "--json"])).unwrap();
+    assert_eq!((v["sprt_stopped"].as_bool(), v["played"].as_u64()), (Some(false), Some(60)), "{v}");
+    assert_eq!(v["sprt"]["verdict"], "continue", "{v}");
+}

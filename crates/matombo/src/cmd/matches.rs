@@ -2,15 +2,15 @@
 
 use std::fmt;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{
-    greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MATE_BOUND, MAX_HASH_MIB,
-};
-use matombo_core::{Game, Outcome, Position, Record, Ruleset, Side, Token};
+use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MAX_HASH_MIB};
+use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
+use matombo_lab::{balanced_opening, opening, sprt, stats, Sprt, Stats, Tally, Verdict};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
@@ -77,9 +77,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub records: Option<std::path::PathBuf>,
     /// Sequential probability ratio test of H0: Elo = ELO0 against H1: Elo = ELO1
-    /// (alpha = beta = 0.05), e.g. `0,50`.
+    /// (alpha = beta = 0.05), e.g. `0,50`. The match stops at a verdict.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
     pub sprt: Option<(f64, f64)>,
+    /// Games played before the SPRT may give a verdict (with --sprt).
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "sprt")]
+    pub sprt_min_games: u32,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -268,60 +271,6 @@ fn search_limits(level: Option<Level>, written: Limits, ruleset: Ruleset) -> Lim
     level.map_or(written, |l| l.limits(ruleset).overridden_by(written))
 }
 
-/// `turns` random turns from the start; `None` if they end the game.
-fn random_opening(ruleset: Ruleset, turns: u32, seed: u64) -> Option<Position> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut game = Game::new(Position::start(ruleset));
-    for _ in 0..turns {
-        if game.is_over() {
-            return None;
-        }
-        let t = random_turn(game.position(), &mut rng).expect("a game not over has a turn");
-        game.play(&t).expect("random turns are legal");
-    }
-    (!game.is_over()).then(|| game.position().clone())
-}
-
-/// An opening: `turns` random turns from the start, never a finished game; `seed_of`
-/// gives the random seed of each attempt (also used by `matombo tune`).
-pub(crate) fn opening(ruleset: Ruleset, turns: u32, seed_of: impl Fn(u64) -> u64) -> Position {
-    (0..1000u64)
-        .find_map(|attempt| random_opening(ruleset, turns, seed_of(attempt)))
-        .unwrap_or_else(|| Position::start(ruleset))
-}
-
-/// Random openings tried for one balanced opening before giving up.
-const BALANCE_TRIES: u64 = 200;
-
-/// The score of `pos` for the side to move by a search of `nodes` nodes: the one
-/// `matombo analyse POS --nodes N` reports (same seed, fresh engine).
-fn balance_score(pos: &Position, nodes: u64) -> Option<i32> {
-    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
-    Engine::new(1).search(pos, limits, &AtomicBool::new(false)).map(|r| r.score)
-}
-
-/// A balanced opening: the first random opening (attempts by `seed_of`) whose search
-/// score is within ±`within` and not a proven result.
-fn balanced_opening(
-    ruleset: Ruleset,
-    turns: u32,
-    within: u32,
-    nodes: u64,
-    seed_of: impl Fn(u64) -> u64,
-) -> anyhow::Result<Position> {
-    for attempt in 0..BALANCE_TRIES {
-        let Some(pos) = random_opening(ruleset, turns, seed_of(attempt)) else { continue };
-        let Some(score) = balance_score(&pos, nodes) else { continue };
-        if score.unsigned_abs() <= within && score.abs() <= MATE_BOUND {
-            return Ok(pos);
-        }
-    }
-    anyhow::bail!(
-        "no opening of {turns} random turns on {ruleset} scored within ±{within} in {BALANCE_TRIES} tries \
-         ({nodes} nodes each); allow more with a larger --balanced, or change --opening-turns"
-    )
-}
-
 /// The opening of every pair, in order; balanced ones are searched on `args.threads`
 /// threads with a progress bar.
 fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
@@ -332,14 +281,16 @@ fn openings(args: &Args, pairs: usize) -> anyhow::Result<Vec<Position>> {
     };
     let bar = super::progress(pairs as u64, "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]");
     let mut found: Vec<Option<Position>> = vec![None; pairs];
-    super::parallel(
+    matombo_lab::parallel(
         pairs,
         args.threads,
         |p| balanced_opening(args.ruleset, args.opening_turns, within, args.balance_nodes, seed_of(p as u64)),
-        |p, r| {
-            found[p] = Some(r?);
+        |p, r| -> anyhow::Result<ControlFlow<()>> {
+            let pos =
+                r.map_err(|e| anyhow::anyhow!("{e}; allow more with a larger --balanced, or change --opening-turns"))?;
+            found[p] = Some(pos);
             bar.inc(1);
-            Ok(())
+            Ok(ControlFlow::Continue(()))
         },
     )?;
     bar.finish_and_clear();
@@ -373,139 +324,6 @@ fn play(args: &Args, start: &Position, index: usize) -> Game {
         }
     }
     game
-}
-
-/// Results from the first engine's point of view.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    /// Games the first engine won.
-    pub wins: u32,
-    /// Games it lost.
-    pub losses: u32,
-    /// Draws (Nsolo repetitions).
-    pub draws: u32,
-    /// Games stopped at the turn cap.
-    pub unfinished: u32,
-}
-
-impl Tally {
-    /// Counts one game whose first engine played `first_side` (no outcome: unfinished).
-    pub(crate) fn record(&mut self, outcome: Option<Outcome>, first_side: Side) {
-        match outcome {
-            None => self.unfinished += 1,
-            Some(o) => match o.winner {
-                None => self.draws += 1,
-                Some(w) if w == first_side => self.wins += 1,
-                Some(_) => self.losses += 1,
-            },
-        }
-    }
-
-    fn finished(&self) -> u32 {
-        self.wins + self.losses + self.draws
-    }
-
-    /// All games, unfinished ones included.
-    pub(crate) fn games(&self) -> u32 {
-        self.finished() + self.unfinished
-    }
-
-    /// Wins minus losses per game (unfinished ones included), in [-1, 1].
-    pub(crate) fn balance(&self) -> f64 {
-        match self.games() {
-            0 => 0.0,
-            n => (self.wins as f64 - self.losses as f64) / n as f64,
-        }
-    }
-
-    /// The same games with the unfinished ones counted as draws (`matombo tune` scores
-    /// them so; `match` leaves them out).
-    pub(crate) fn unfinished_as_draws(&self) -> Tally {
-        Tally { draws: self.draws + self.unfinished, unfinished: 0, ..*self }
-    }
-}
-
-/// Score, Elo and its 95% interval, SPRT log-likelihood ratio.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Stats {
-    /// Points per finished game (win 1, draw ½).
-    pub score: f64,
-    /// Elo difference (first minus second).
-    pub elo: f64,
-    /// 95% interval of the Elo difference.
-    pub elo_low: f64,
-    /// 95% interval of the Elo difference.
-    pub elo_high: f64,
-}
-
-/// The Elo difference that gives a mean score (also used by `matombo tune`).
-pub(crate) fn elo_of(score: f64) -> f64 {
-    let s = score.clamp(1e-6, 1.0 - 1e-6);
-    -400.0 * (1.0 / s - 1.0).log10()
-}
-
-fn expected(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
-/// Mean score and per-game variance of the finished games.
-fn moments(t: &Tally) -> Option<(f64, f64)> {
-    let n = t.finished() as f64;
-    if n == 0.0 {
-        return None;
-    }
-    let s = (t.wins as f64 + 0.5 * t.draws as f64) / n;
-    let var =
-        (t.wins as f64 * (1.0 - s).powi(2) + t.draws as f64 * (0.5 - s).powi(2) + t.losses as f64 * s.powi(2)) / n;
-    // A one-sided result (all wins) has no spread; a floor keeps the interval and the
-    // SPRT meaningful.
-    Some((s, var.max(0.02)))
-}
-
-/// Score and Elo with a 95% interval (normal approximation of the mean score).
-pub fn stats(t: &Tally) -> Option<Stats> {
-    let (s, var) = moments(t)?;
-    let se = (var / t.finished() as f64).sqrt();
-    Some(Stats { score: s, elo: elo_of(s), elo_low: elo_of(s - 1.96 * se), elo_high: elo_of(s + 1.96 * se) })
-}
-
-/// SPRT verdict (normal approximation, alpha = beta = 0.05).
-#[derive(Debug, Serialize)]
-pub struct Sprt {
-    /// Elo of H0.
-    pub elo0: f64,
-    /// Elo of H1.
-    pub elo1: f64,
-    /// Log-likelihood ratio.
-    pub llr: f64,
-    /// Lower bound (accept H0 below).
-    pub lower: f64,
-    /// Upper bound (accept H1 above).
-    pub upper: f64,
-    /// `H1` (the first engine is stronger by about ELO1), `H0`, or `continue`.
-    pub verdict: &'static str,
-}
-
-/// The SPRT of H0: elo = elo0 against H1: elo = elo1.
-pub fn sprt(t: &Tally, elo0: f64, elo1: f64) -> Sprt {
-    let (alpha, beta) = (0.05f64, 0.05f64);
-    let lower = (beta / (1.0 - alpha)).ln();
-    let upper = ((1.0 - beta) / alpha).ln();
-    let llr = match moments(t) {
-        Some((s, var)) if var > 0.0 => {
-            let (s0, s1) = (expected(elo0), expected(elo1));
-            t.finished() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
-        }
-        _ => 0.0,
-    };
-    let verdict = if llr >= upper {
-        "H1"
-    } else if llr <= lower {
-        "H0"
-    } else {
-        "continue"
-    };
-    Sprt { elo0, elo1, llr, lower, upper, verdict }
 }
 
 /// Today's date as `YYYY.MM.DD` (UTC), for the records.
@@ -554,11 +372,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Records are written as soon as every game before them has ended (threads finish out
     // of order), so that an interrupted match keeps the games it played.
     let mut written = 0;
-    super::parallel(
+    // The SPRT's state after the games so far; no verdict before --sprt-min-games.
+    let judge = |t: &Tally| -> Option<Sprt> {
+        let (elo0, elo1) = args.sprt?;
+        let mut s = sprt(t, elo0, elo1);
+        if t.games() < args.sprt_min_games {
+            s.verdict = Verdict::Continue.as_str();
+        }
+        Some(s)
+    };
+    let all = matombo_lab::parallel(
         games,
         args.threads,
         |i| play(&args, &starts[i / 2], i),
-        |i, game| {
+        |i, game| -> anyhow::Result<ControlFlow<()>> {
             tally.record(game.outcome(), first_side(i));
             let score = format!("+{} -{} ={} *{}", tally.wins, tally.losses, tally.draws, tally.unfinished);
             tracing::info!("game {} of {games} ended; {} so far {score}", i + 1, args.first);
@@ -571,12 +398,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
                 written += 1;
             }
-            Ok(())
+            let decided = judge(&tally).is_some_and(|s| s.verdict() != Verdict::Continue);
+            Ok(if decided { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
         },
     )?;
     bar.finish_and_clear();
     let st = stats(&tally);
-    let sp = args.sprt.map(|(a, b)| sprt(&tally, a, b));
+    let sp = judge(&tally);
+    // Stopped at an SPRT verdict before every game was played.
+    let stopped = !all;
+    if stopped {
+        tracing::info!("SPRT verdict after {} of {games} games: match stopped", tally.games());
+    }
     if args.json {
         #[derive(Serialize)]
         struct Out<'a> {
@@ -592,6 +425,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             tally: Tally,
             stats: Option<Stats>,
             sprt: Option<Sprt>,
+            /// Whether the match stopped at the SPRT verdict before all its games.
+            sprt_stopped: bool,
+            /// Games played (fewer than `games` when stopped).
+            played: u32,
             records: Option<&'a std::path::Path>,
         }
         let out = Out {
@@ -605,6 +442,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             tally,
             stats: st,
             sprt: sp,
+            sprt_stopped: stopped,
+            played: tally.games(),
             records: args.records.as_deref(),
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -631,6 +470,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "SPRT [{}, {}]: LLR {:.2} (bounds {:.2}, {:.2}): {}",
             s.elo0, s.elo1, s.llr, s.lower, s.upper, s.verdict
         );
+    }
+    if stopped {
+        println!("stopped at the SPRT verdict after {} of {games} games", tally.games());
     }
     Ok(())
 }
@@ -710,19 +552,6 @@ mod tests {
         }
         // A level name is not an mcts prefix.
         assert!("mctsx".parse::<Spec>().is_err());
-    }
-
-    #[test]
-    fn elo_and_sprt() {
-        let even = Tally { wins: 50, losses: 50, draws: 0, unfinished: 3 };
-        let s = stats(&even).unwrap();
-        assert!(s.elo.abs() < 1e-9 && s.elo_low < 0.0 && s.elo_high > 0.0);
-        let strong = Tally { wins: 75, losses: 25, draws: 0, unfinished: 0 };
-        let s = stats(&strong).unwrap();
-        assert!((s.elo - 190.8).abs() < 0.5, "{}", s.elo);
-        assert_eq!(sprt(&strong, 0.0, 50.0).verdict, "H1");
-        assert_eq!(sprt(&Tally { wins: 25, losses: 75, ..Tally::default() }, 0.0, 50.0).verdict, "H0");
-        assert!(stats(&Tally::default()).is_none());
     }
 
     #[test]

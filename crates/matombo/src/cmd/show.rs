@@ -32,14 +32,16 @@ pub fn render(pos: &Position) -> String {
         .max()
         .unwrap_or(1)
         .max(2);
-    let cell = width + 2;
+    // Every hole takes `width + 3` characters: two before the count (a space and `[` at
+    // a head), the count, one after (`]` at a head). Numbers end where counts end.
+    let cell = width + 3;
     let mut s = String::new();
     let _ = writeln!(s, "{}  ({} holes per row)", r, n);
     let numbers = |s: &mut String, reversed: bool| {
         s.push_str("     ");
         for i in 0..n {
             let k = if reversed { n - i } else { i + 1 };
-            let _ = write!(s, "{:>cell$}", k, cell = cell);
+            let _ = write!(s, "{:>w$} ", k, w = width + 2);
         }
         s.push('\n');
     };
@@ -85,4 +87,31 @@ pub fn render(pos: &Position) -> String {
         let _ = writeln!(s, "Game over: {} has no legal move; {} wins", mover, mover.opponent());
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+
+    /// Where the digit runs of a line end, before the stone totals after a row.
+    fn number_ends(line: &str) -> Vec<usize> {
+        let line = line.split("North").next().unwrap().split("South").next().unwrap();
+        let b = line.as_bytes();
+        (0..b.len()).filter(|&i| b[i].is_ascii_digit() && b.get(i + 1).is_none_or(|c| !c.is_ascii_digit())).collect()
+    }
+
+    #[test]
+    fn hole_numbers_stand_over_their_counts_on_every_board() {
+        for pos in ["tsoro:8", "tsoro:21", "nsolo:8", "nsolo:36"] {
+            let text = render(&pos.parse().unwrap());
+            let lines: Vec<&str> = text.lines().collect();
+            // Title, numbers, b, a, separator, A, B, numbers.
+            let n = pos.split([':', ' ']).nth(1).unwrap().parse::<usize>().unwrap();
+            for (numbers, row) in [(1, 2), (1, 3), (7, 5), (7, 6)] {
+                let (a, b) = (number_ends(lines[numbers]), number_ends(lines[row]));
+                assert_eq!(a.len(), n, "{pos}:\n{text}");
+                assert_eq!(a, b, "{pos}: line {numbers} against line {row}:\n{text}");
+            }
+        }
+    }
 }

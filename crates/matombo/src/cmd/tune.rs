@@ -17,7 +17,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::matches::{self, opening, Stats, Tally};
+use matombo_lab::{gains, opening, Gains, Stats, Tally};
 
 /// Arguments of `matombo tune`.
 #[derive(clap::Args, Debug)]
@@ -185,29 +185,9 @@ fn set(w: &mut Weights, name: &str, v: i32) {
     *slot = v;
 }
 
-/// The SPSA gain schedule (Spall's exponents): perturbation and step size at iteration
-/// `k` (from 0) of `n`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gains {
-    /// Perturbation c_k.
-    pub c: f64,
-    /// Step factor a_k (a multiple of c_k).
-    pub a: f64,
-}
-
-/// Gains at iteration `k` of `n`, from the first perturbation `c0` and learning rate `lr`.
-pub fn gains(c0: f64, lr: f64, k: usize, n: usize) -> Gains {
-    let big_a = (n as f64 / 10.0).max(1.0);
-    Gains { c: c0 / ((k + 1) as f64).powf(0.101), a: lr / (1.0 + k as f64 / big_a).powf(0.602) }
-}
-
-/// One SPSA step: `theta` moves by `a·c·r·Δ`, where `r` in [-1, 1] is how much better
-/// θ + c·Δ scored than θ − c·Δ (wins minus losses per game), clamped to `0..=MAX_WEIGHT`.
-/// With ±1 directions this is θ + a·c²·ĝ for the usual estimate ĝ = r / (c·Δ).
-pub fn spsa_step(theta: &mut [f64], delta: &[f64], g: Gains, r: f64) {
-    for (t, d) in theta.iter_mut().zip(delta) {
-        *t = (*t + g.a * g.c * r * d).clamp(0.0, MAX_WEIGHT as f64);
-    }
+/// One SPSA step (matombo_lab::spsa_step) within the weights' range.
+fn spsa_step(theta: &mut [f64], delta: &[f64], g: Gains, r: f64) {
+    matombo_lab::spsa_step(theta, delta, g, r, MAX_WEIGHT as f64);
 }
 
 /// `base` with the tuned parameters set to `theta + sign·c·Δ`, rounded and clamped.
@@ -269,10 +249,10 @@ fn play_games(
         let side = if i % 2 == 0 { Side::South } else { Side::North };
         (play_game(start, first, second, side, limits, args.max_turns, pair_seed ^ ((i as u64) << 1)), side)
     };
-    let counted = super::parallel(games, args.threads, work, |_, (r, side)| {
+    let counted = matombo_lab::parallel(games, args.threads, work, |_, (r, side)| {
         tally.record(r, side);
         on_game(&tally);
-        Ok(())
+        Ok::<_, std::convert::Infallible>(std::ops::ControlFlow::Continue(()))
     });
     counted.expect("counting a game cannot fail");
     tally
@@ -281,7 +261,7 @@ fn play_games(
 /// Score, Elo and its 95% interval, the unfinished games counted as draws (SPSA needs
 /// a signal from every game).
 pub fn stats(t: &Tally) -> Option<Stats> {
-    matches::stats(&t.unfinished_as_draws())
+    matombo_lab::stats(&t.unfinished_as_draws())
 }
 
 /// Checks the arguments before anything runs; returns the per-turn limits.
