@@ -236,6 +236,8 @@ pub fn raise_open_files() -> Option<u64> {
             }
         }
     }
+    // `rlim_t` is not 64 bits on every Unix.
+    #[allow(clippy::unnecessary_cast)]
     Some(lim.rlim_cur as u64)
 }
 

@@ -69,9 +69,11 @@ async fn an_idle_socket_is_closed_after_the_header_read_timeout() {
     let limits = ServerLimits { request: Duration::from_millis(500), ..ServerLimits::default() };
     let addr = start("slowbody", limits).await;
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-        .await
-        .unwrap();
+    s.write_all(
+        b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    )
+    .await
+    .unwrap();
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut answer)).await;
     let answer = String::from_utf8_lossy(&answer);
@@ -80,7 +82,8 @@ async fn an_idle_socket_is_closed_after_the_header_read_timeout() {
 
 #[tokio::test]
 async fn connections_are_capped_per_address_and_pages_stay_served() {
-    let limits = ServerLimits { connections_per_addr: 4, header_read: Duration::from_secs(5), ..ServerLimits::default() };
+    let limits =
+        ServerLimits { connections_per_addr: 4, header_read: Duration::from_secs(5), ..ServerLimits::default() };
     let addr = start("cap", limits).await;
     let mut held = Vec::new();
     for _ in 0..4 {
@@ -113,7 +116,8 @@ async fn state_changes_need_json_and_an_allowed_origin() {
     assert_eq!(st, 200);
     let (st, _, _) = post(addr, "/api/game", body, &[JSON]).await;
     assert_eq!(st, 200, "a client without Origin (not a browser) is served");
-    let (st, _, _) = post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[("content-type", "text/plain")]).await;
+    let (st, _, _) =
+        post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[("content-type", "text/plain")]).await;
     assert_eq!(st, 415);
     // The WebSocket: a foreign page's upgrade is refused.
     let (_, room, _) = post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[JSON]).await;

@@ -292,7 +292,8 @@ impl Store {
         std::thread::Builder::new()
             .name("online-checkpoint".into())
             .spawn(move || {
-                while let Err(mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(std::time::Duration::from_secs(1)) {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(std::time::Duration::from_secs(1))
+                {
                     if let Err(e) = ck.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
                         tracing::warn!(error = %e, "checkpoint failed");
                     }
