@@ -13,21 +13,51 @@
 //! | `POST /api/record/import` | `{"text": "<record>"}` | [`GameState`] of the recorded game |
 //!
 //! Malformed or illegal requests are answered `400` (cannot be read) or `422` (illegal in
-//! the position) with `{"error": "<message>"}` and change nothing.
+//! the position) with `{"error": "<message>"}` (cut to 200 characters) and change nothing.
+//!
+//! Bounds (see docs/security.md): bodies at most [`MAX_BODY`] bytes; games at most
+//! [`MAX_PLIES`] turns and [`MAX_DECISIONS`] decisions per list; records at most
+//! [`MAX_TAGS`] tags of [`MAX_TAG_CHARS`] characters. Replays, records and searches run
+//! on blocking threads under a CPU budget: past it `503` with `Retry-After`. `/api/ai`
+//! runs at most one search per client address (`429` with `Retry-After` for a second one)
+//! and queues at most [`AI_MAX_WAITING`] searches (`429` past it); a search whose client
+//! hangs up is stopped, and its permit is held until it has stopped.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::http::StatusCode;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 pub use matombo_api::{
     game, games, AiAnswer, AiRequest, EventJson, ExportAnswer, ExportRequest, GameInfo, GameRequest, GameState,
     ImportAnswer, ImportRequest, Lost, OutcomeJson, Rows, RulesetInfo, NSOLO_TRADITIONAL, TSORO_TRADITIONAL,
 };
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::limits::{cut, ClientAddr};
+
+/// Largest request body of the JSON API, in bytes.
+pub const MAX_BODY: usize = 128 * 1024;
+/// Most turns a request's game may have. Not a rule (RULES.md sets no length limit): a
+/// bound on the work and memory of one request. Real games are far shorter.
+pub const MAX_PLIES: usize = 2000;
+/// Most decisions in one list of a request (`pending`, `apply`).
+pub const MAX_DECISIONS: usize = 400;
+/// Most tags in a record, exported or imported.
+pub const MAX_TAGS: usize = 64;
+/// Most characters of one tag's name or value in an exported record.
+pub const MAX_TAG_CHARS: usize = 256;
+/// Most searches waiting for a permit, all clients together.
+pub const AI_MAX_WAITING: usize = 16;
+/// How long a replay or record job waits for the CPU budget before `503`.
+const CPU_WAIT: Duration = Duration::from_secs(5);
 
 /// An API error as an HTTP answer.
 #[derive(Debug)]
@@ -42,30 +72,146 @@ impl From<matombo_api::ApiError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.kind.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(serde_json::json!({ "error": self.0.message }))).into_response()
+        (status, Json(serde_json::json!({ "error": cut(&self.0.message) }))).into_response()
     }
+}
+
+fn bad(message: impl Into<String>) -> ApiError {
+    ApiError(matombo_api::ApiError::bad(message))
+}
+
+fn internal(message: String) -> ApiError {
+    ApiError(matombo_api::ApiError { kind: matombo_api::ErrorKind::Internal, message })
+}
+
+/// An answer refusing work for now: `status` with `Retry-After: 1`.
+fn busy(status: StatusCode, message: &str) -> Response {
+    (status, [(header::RETRY_AFTER, "1")], Json(serde_json::json!({ "error": message }))).into_response()
 }
 
 fn parse_body<T: for<'de> serde::Deserialize<'de>>(body: &Bytes) -> Result<T, ApiError> {
     Ok(matombo_api::parse_body(body)?)
 }
 
-/// `POST /api/game`.
-pub async fn game_handler(body: Bytes) -> Result<Json<GameState>, ApiError> {
-    let req: GameRequest = parse_body(&body)?;
-    Ok(Json(game(&req)?))
+fn check_game(moves: &[String], lists: &[&[String]]) -> Result<(), ApiError> {
+    if moves.len() > MAX_PLIES {
+        return Err(bad(format!("a game of at most {MAX_PLIES} turns, please ({} sent)", moves.len())));
+    }
+    if lists.iter().any(|l| l.len() > MAX_DECISIONS) {
+        return Err(bad(format!("at most {MAX_DECISIONS} decisions per list")));
+    }
+    Ok(())
 }
 
-/// Bounds the AI searches running at once, so that they never starve the server.
+/// Bounds the replays and record conversions running at once, on blocking threads.
+#[derive(Clone)]
+pub struct CpuBudget {
+    permits: Arc<Semaphore>,
+    waiting: Arc<AtomicUsize>,
+    max_waiting: usize,
+}
+
+impl CpuBudget {
+    /// At most `n` jobs at once and `8 * n` waiting.
+    pub fn new(n: usize) -> CpuBudget {
+        let n = n.max(1);
+        CpuBudget { permits: Arc::new(Semaphore::new(n)), waiting: Arc::new(AtomicUsize::new(0)), max_waiting: 8 * n }
+    }
+
+    /// Runs `f` on a blocking thread under the budget; `503` past it.
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, Response> {
+        let overloaded = || busy(StatusCode::SERVICE_UNAVAILABLE, "the server is busy; try again");
+        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(overloaded());
+        }
+        let permit = tokio::time::timeout(CPU_WAIT, self.permits.clone().acquire_owned()).await;
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        let Ok(Ok(permit)) = permit else { return Err(overloaded()) };
+        // The permit goes with the job: it is held until the job ends, even if the client
+        // has hung up meanwhile.
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            f()
+        })
+        .await
+        .map_err(|e| internal(format!("job failed: {e}")).into_response())?
+        .map_err(IntoResponse::into_response)
+    }
+}
+
+/// `POST /api/game`.
+pub async fn game_handler(State(cpu): State<CpuBudget>, body: Bytes) -> Result<Json<GameState>, Response> {
+    let req: GameRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+    check_game(&req.moves, &[&req.pending, &req.apply]).map_err(IntoResponse::into_response)?;
+    Ok(Json(cpu.run(move || Ok(game(&req)?)).await?))
+}
+
+/// Bounds the AI searches: `n` running at once, one per client address, and
+/// [`AI_MAX_WAITING`] waiting.
 #[derive(Clone)]
 pub struct AiPool {
     permits: Arc<Semaphore>,
+    running: Arc<AtomicUsize>,
+    waiting: Arc<AtomicUsize>,
+    per_addr: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
 impl AiPool {
     /// A pool running at most `n` searches at once.
     pub fn new(n: usize) -> AiPool {
-        AiPool { permits: Arc::new(Semaphore::new(n.max(1))) }
+        AiPool {
+            permits: Arc::new(Semaphore::new(n.max(1))),
+            running: Arc::default(),
+            waiting: Arc::default(),
+            per_addr: Arc::default(),
+        }
+    }
+
+    /// Searches running now (their threads included, whether or not anyone waits for them).
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::Acquire)
+    }
+
+    /// Searches waiting for a permit now.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::Acquire)
+    }
+}
+
+/// A client's place in the pool, from its request's arrival to its search's end.
+struct AiTicket {
+    pool: AiPool,
+    addr: Option<IpAddr>,
+    running: bool,
+}
+
+impl Drop for AiTicket {
+    fn drop(&mut self) {
+        if self.running {
+            self.pool.running.fetch_sub(1, Ordering::AcqRel);
+        }
+        if let Some(a) = self.addr {
+            let mut per = self.pool.per_addr.lock().expect("ai pool lock");
+            if let Some(n) = per.get_mut(&a) {
+                *n -= 1;
+                if *n == 0 {
+                    per.remove(&a);
+                }
+            }
+        }
+    }
+}
+
+/// Sets the stop flag when dropped: the handler's future is dropped when its client hangs up.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -74,44 +220,124 @@ const AI_HARD_LIMIT: Duration = Duration::from_secs(10);
 
 /// `POST /api/ai`.
 pub async fn ai_handler(
-    axum::extract::State(pool): axum::extract::State<AiPool>,
+    State(pool): State<AiPool>,
+    ClientAddr(addr): ClientAddr,
     body: Bytes,
-) -> Result<Json<AiAnswer>, ApiError> {
-    let req: AiRequest = parse_body(&body)?;
-    let job = req.prepare(rand::random())?;
-    let _permit = pool.permits.acquire().await.map_err(|_| matombo_api::ApiError::bad("server shutting down"))?;
+) -> Result<Json<AiAnswer>, Response> {
+    let req: AiRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+    check_game(&req.moves, &[]).map_err(IntoResponse::into_response)?;
+    if let Some(a) = addr {
+        let mut per = pool.per_addr.lock().expect("ai pool lock");
+        let n = per.entry(a).or_default();
+        if *n >= 1 {
+            return Err(busy(StatusCode::TOO_MANY_REQUESTS, "one search at a time per client; try again"));
+        }
+        *n += 1;
+    }
+    let mut ticket = AiTicket { pool: pool.clone(), addr, running: false };
+    if pool.waiting.fetch_add(1, Ordering::AcqRel) >= AI_MAX_WAITING {
+        pool.waiting.fetch_sub(1, Ordering::AcqRel);
+        return Err(busy(StatusCode::TOO_MANY_REQUESTS, "too many searches waiting; try again"));
+    }
+    let permit: Result<OwnedSemaphorePermit, _> = pool.permits.clone().acquire_owned().await;
+    pool.waiting.fetch_sub(1, Ordering::AcqRel);
+    let permit = permit.map_err(|_| bad("server shutting down").into_response())?;
+    pool.running.fetch_add(1, Ordering::AcqRel);
+    ticket.running = true;
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let limit = (job.level.time() * 2).min(AI_HARD_LIMIT);
-    // The stop flag bounds the search even if its own clock overruns.
-    let timer = tokio::spawn(async move {
-        tokio::time::sleep(limit).await;
-        flag.store(true, Ordering::Relaxed);
-    });
-    let search_stop = stop.clone();
-    let result = tokio::task::spawn_blocking(move || job.run(&search_stop)).await.map_err(|e| {
-        ApiError(matombo_api::ApiError {
-            kind: matombo_api::ErrorKind::Internal,
-            message: format!("search failed: {e}"),
-        })
-    })?;
-    timer.abort();
-    Ok(Json(result?))
+    let _stop_on_hang_up = StopOnDrop(stop.clone());
+    let seed = rand::random();
+    let result = tokio::task::spawn_blocking(move || {
+        // Held until the search has ended, whether or not its client still waits.
+        let _held = (permit, ticket);
+        let job = req.prepare(seed)?;
+        let limit = (job.level.time() * 2).min(AI_HARD_LIMIT);
+        // The stop flag bounds the search even if its own clock overruns.
+        let flag = stop.clone();
+        let timer = std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            while !flag.load(Ordering::Relaxed) {
+                let left = limit.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    flag.store(true, Ordering::Relaxed);
+                    break;
+                }
+                std::thread::park_timeout(left.min(Duration::from_millis(50)));
+            }
+        });
+        let r = job.run(&stop);
+        stop.store(true, Ordering::Relaxed);
+        timer.thread().unpark();
+        let _ = timer.join();
+        Ok::<_, ApiError>(r?)
+    })
+    .await
+    .map_err(|e| internal(format!("search failed: {e}")).into_response())?;
+    result.map(Json).map_err(IntoResponse::into_response)
+}
+
+fn check_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> Result<(), ApiError> {
+    let mut n = 0;
+    for (k, v) in tags {
+        n += 1;
+        if n > MAX_TAGS {
+            return Err(bad(format!("at most {MAX_TAGS} tags in a record")));
+        }
+        if k.chars().count() > MAX_TAG_CHARS || v.chars().count() > MAX_TAG_CHARS {
+            return Err(bad(format!("tag names and values of at most {MAX_TAG_CHARS} characters")));
+        }
+    }
+    Ok(())
 }
 
 /// `POST /api/record/export`.
-pub async fn export_handler(body: Bytes) -> Result<Json<ExportAnswer>, ApiError> {
-    let req: ExportRequest = parse_body(&body)?;
-    Ok(Json(matombo_api::export(&req)?))
+pub async fn export_handler(State(cpu): State<CpuBudget>, body: Bytes) -> Result<Json<ExportAnswer>, Response> {
+    let req: ExportRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+    check_game(&req.moves, &[]).map_err(IntoResponse::into_response)?;
+    check_tags(req.tags.iter()).map_err(IntoResponse::into_response)?;
+    Ok(Json(cpu.run(move || Ok(matombo_api::export(&req)?)).await?))
 }
 
 /// `POST /api/record/import`: the game of a record, as a [`GameState`] (plus its tags).
-pub async fn import_handler(body: Bytes) -> Result<Json<ImportAnswer>, ApiError> {
-    let req: ImportRequest = parse_body(&body)?;
-    Ok(Json(matombo_api::import(&req)?))
+pub async fn import_handler(State(cpu): State<CpuBudget>, body: Bytes) -> Result<Json<ImportAnswer>, Response> {
+    let req: ImportRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+    // Counted before parsing, so that the parser never sees more than the bound.
+    let tags = req.text.lines().filter(|l| l.trim_start().starts_with('[')).count();
+    if tags > MAX_TAGS {
+        return Err(bad(format!("at most {MAX_TAGS} tags in a record ({tags} sent)")).into_response());
+    }
+    let answer = cpu.run(move || Ok(matombo_api::import(&req)?)).await?;
+    if answer.state.moves.len() > MAX_PLIES {
+        return Err(bad(format!("a game of at most {MAX_PLIES} turns, please")).into_response());
+    }
+    Ok(Json(answer))
 }
 
 /// `GET /api/rulesets`.
 pub async fn rulesets_handler() -> Json<Vec<GameInfo>> {
     Json(games())
+}
+
+/// `GET /healthz`: `{"status":"ok", …}` with the searches running and waiting.
+pub async fn health_handler(State((pool, _cpu)): State<(AiPool, CpuBudget)>) -> Response {
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(serde_json::json!({
+            "status": "ok",
+            "searches_running": pool.running(),
+            "searches_waiting": pool.waiting(),
+        })),
+    )
+        .into_response()
+}
+
+/// The state-changing routes of the API, with their body limits.
+pub fn routes(pool: AiPool, cpu: CpuBudget) -> Router {
+    let limit = DefaultBodyLimit::max(MAX_BODY);
+    Router::new()
+        .route("/api/game", post(game_handler).with_state(cpu.clone()))
+        .route("/api/record/export", post(export_handler).with_state(cpu.clone()))
+        .route("/api/record/import", post(import_handler).with_state(cpu))
+        .route("/api/ai", post(ai_handler).with_state(pool))
+        .layer(limit)
 }

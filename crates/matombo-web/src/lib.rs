@@ -9,6 +9,7 @@
 pub mod api;
 pub mod assets;
 pub mod headers;
+pub mod limits;
 pub mod offline;
 pub mod online;
 pub mod pages;
@@ -17,7 +18,7 @@ pub mod static_site;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 
 /// How to run the server.
@@ -29,17 +30,23 @@ pub struct Config {
     pub port: u16,
     /// Online play's database file (None: the default file in the user's data directory).
     pub db: Option<PathBuf>,
+    /// Connection and request bounds.
+    pub limits: limits::ServerLimits,
 }
 
 /// The site without online play: pages, static files and the JSON API, with the site's
 /// headers and compression.
 pub fn site() -> Router {
-    headers::harden(site_routes())
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    site_with(api::AiPool::new(threads), api::CpuBudget::new(threads))
 }
 
-fn site_routes() -> Router {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let pool = api::AiPool::new(threads);
+/// The site without online play, with a chosen search pool and CPU budget.
+pub fn site_with(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
+    headers::harden(site_routes(pool, cpu))
+}
+
+fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
     Router::new()
         .route("/", get(pages::catalogue_page))
         .route("/rules/{game}", get(pages::rules_page))
@@ -48,15 +55,15 @@ fn site_routes() -> Router {
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))
         .route("/api/rulesets", get(api::rulesets_handler))
-        .route("/api/game", post(api::game_handler))
-        .route("/api/record/export", post(api::export_handler))
-        .route("/api/record/import", post(api::import_handler))
-        .route("/api/ai", post(api::ai_handler).with_state(pool))
+        .route("/healthz", get(api::health_handler).with_state((pool.clone(), cpu.clone())))
+        .merge(api::routes(pool, cpu))
 }
 
 /// The whole site, online play included.
 pub fn app(online: online::OnlineState) -> Router {
-    headers::harden(site_routes().merge(online::routes(online)))
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let routes = site_routes(api::AiPool::new(threads), api::CpuBudget::new(threads));
+    headers::harden(routes.merge(online::routes(online)))
 }
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).
@@ -66,12 +73,13 @@ pub async fn bind(config: &Config) -> std::io::Result<(tokio::net::TcpListener, 
     Ok((listener, addr))
 }
 
-/// Serves `app` on `listener` until Ctrl-C (or SIGTERM on Unix).
-pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    // The client address reaches the handlers, for the online per-address limits.
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown())
-        .await
+/// Serves `app` on `listener` under `limits` until Ctrl-C (or SIGTERM on Unix).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: limits::ServerLimits,
+) -> std::io::Result<()> {
+    limits::serve_until(listener, app, limits, shutdown()).await
 }
 
 async fn shutdown() {

@@ -68,7 +68,10 @@ fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("MATOMBO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"))
+                // The WebSocket library logs whole frames (seat tokens among them) below warn.
+                .add_directive("tungstenite=warn".parse().expect("a valid directive"))
+                .add_directive("tokio_tungstenite=warn".parse().expect("a valid directive")),
         )
         .init();
     let result = match cli.command {

@@ -36,8 +36,12 @@ pub struct Limits {
     pub connections_per_addr: usize,
     /// Turns per second per connection (sustained); bursts up to twice this.
     pub turns_per_sec: f64,
-    /// Messages of any kind per second per connection; bursts up to twice this.
+    /// Frames of any kind (text, binary, ping, pong) per second per connection; bursts
+    /// up to twice this. A connection that keeps on past it is closed.
     pub messages_per_sec: f64,
+    /// A WebSocket silent this long (no frame, not even the answer to the server's ping,
+    /// sent every third of it) is closed.
+    pub ws_idle: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -49,6 +53,7 @@ impl Default for Limits {
             connections_per_addr: 64,
             turns_per_sec: 5.0,
             messages_per_sec: 20.0,
+            ws_idle: std::time::Duration::from_secs(90),
         }
     }
 }

@@ -156,7 +156,7 @@ struct ApiError(StatusCode, &'static str, String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({"error": self.1, "message": self.2}))).into_response()
+        (self.0, Json(json!({"error": self.1, "message": crate::limits::cut(&self.2)}))).into_response()
     }
 }
 
@@ -610,6 +610,7 @@ impl Bucket {
 }
 
 fn error_msg(code: &str, message: &str, ply: Option<u32>) -> Message {
+    let message = crate::limits::cut(message);
     Message::Text(json!({"type": "error", "code": code, "message": message, "ply": ply}).to_string().into())
 }
 
@@ -657,26 +658,45 @@ async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: WebSocket) {
     watch_clock(s.clone(), h.clone());
     let mut turns = Bucket::new(s.inner.limits.turns_per_sec);
     let mut messages = Bucket::new(s.inner.limits.messages_per_sec);
+    // The server pings; a browser answers by itself, so a live page is never idle.
+    let idle = s.inner.limits.ws_idle;
+    let mut ping = tokio::time::interval(idle / 3);
+    ping.tick().await;
+    let mut last_heard = Instant::now();
+    let mut limited = 0u32;
     loop {
         tokio::select! {
             incoming = socket.recv() => {
+                last_heard = Instant::now();
+                // Every frame counts against the rate, whatever its kind.
+                let within = messages.take();
+                if !within {
+                    limited += 1;
+                    // Warned once per burst; a client that keeps on is cut off.
+                    if limited > 4 * s.inner.limits.messages_per_sec as u32 {
+                        break;
+                    }
+                }
                 let text = match incoming {
-                    Some(Ok(Message::Text(t))) => t,
-                    Some(Ok(Message::Binary(_))) => {
+                    Some(Ok(Message::Text(t))) if within => t,
+                    Some(Ok(Message::Binary(_))) if within => {
                         if socket.send(error_msg("malformed", "send JSON text messages", None)).await.is_err() {
                             break;
                         }
                         continue;
                     }
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                        if limited == 1
+                            && socket.send(error_msg("rate_limited", "too many messages; slow down", None)).await.is_err()
+                        {
+                            break;
+                        }
+                        continue;
+                    }
                     Some(Ok(_)) => continue,
                 };
-                if !messages.take() {
-                    if socket.send(error_msg("rate_limited", "too many messages; slow down", None)).await.is_err() {
-                        break;
-                    }
-                    continue;
-                }
+                limited = 0;
                 let replies = handle_message(&s, &h, seat, &text, &mut turns).await;
                 let mut failed = false;
                 for m in replies {
@@ -686,6 +706,15 @@ async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: WebSocket) {
                     }
                 }
                 if failed {
+                    break;
+                }
+            }
+            _ = ping.tick() => {
+                if last_heard.elapsed() >= idle {
+                    tracing::debug!(room = %h.id, "idle connection closed");
+                    break;
+                }
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
                     break;
                 }
             }
@@ -893,16 +922,10 @@ pub(crate) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
 
 // ---------------------------------------------------------------- pages
 
-#[derive(rust_embed::Embed)]
-#[folder = "assets/online/"]
-struct Assets;
-
+/// The pages of online play; their scripts and styles are under `/static/online/`.
 fn asset(path: &str) -> Response {
-    match Assets::get(path) {
-        Some(f) => {
-            let mime = mime_guess::from_path(path).first_or_octet_stream();
-            ([(header::CONTENT_TYPE, mime.as_ref().to_string())], f.data.into_owned()).into_response()
-        }
+    match crate::assets::Assets::get(&format!("online/{path}")) {
+        Some(f) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], f.data.into_owned()).into_response(),
         None => ApiError(StatusCode::NOT_FOUND, "not_found", format!("no file {path:?}")).into_response(),
     }
 }
@@ -919,10 +942,6 @@ async fn page_archive() -> Response {
     asset("archive.html")
 }
 
-async fn static_file(Path(path): Path<String>) -> Response {
-    asset(&path)
-}
-
 /// The routes of online play, with their state applied.
 pub fn routes(state: OnlineState) -> Router {
     Router::new()
@@ -930,7 +949,6 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/online/", get(page_lobby))
         .route("/online/game/{id}", get(page_game))
         .route("/online/archive", get(page_archive))
-        .route("/online/assets/{*path}", get(static_file))
         .route("/api/online/rooms", post(create_room))
         .route("/api/online/rooms/{id}", get(get_room))
         .route("/api/online/rooms/{id}/claim", post(claim_seat))

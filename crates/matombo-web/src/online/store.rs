@@ -92,6 +92,7 @@ pub struct Store {
     tx: mpsc::Sender<Job>,
     read: Arc<Mutex<Connection>>,
     path: PathBuf,
+    _checkpoint: Arc<mpsc::Sender<()>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -281,13 +282,21 @@ impl Store {
         // Checkpoints copy the WAL into the database file with an fsync; run them on their
         // own thread so that no turn waits behind one.
         w.pragma_update(None, "wal_autocheckpoint", 0)?;
+        // A read-only file or directory would otherwise only show at the first turn.
+        w.execute_batch("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);")?;
+        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::online::server::now_ms() as i64])
+            .map_err(|e| StoreError(format!("the database is not writable: {e}")))?;
         let ck = connect(path)?;
+        // The thread ends when the last handle on the store is dropped (its sender with it).
+        let (stop_tx, stop_rx) = mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("online-checkpoint".into())
-            .spawn(move || loop {
-                std::thread::sleep(std::time::Duration::from_secs(1));
-                if let Err(e) = ck.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-                    tracing::warn!(error = %e, "checkpoint failed");
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(std::time::Duration::from_secs(1))
+                {
+                    if let Err(e) = ck.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                        tracing::warn!(error = %e, "checkpoint failed");
+                    }
                 }
             })
             .map_err(|e| StoreError(e.to_string()))?;
@@ -297,7 +306,7 @@ impl Store {
             .name("online-store".into())
             .spawn(move || writer(w, rx))
             .map_err(|e| StoreError(e.to_string()))?;
-        Ok(Store { tx, read: Arc::new(Mutex::new(read)), path: path.to_path_buf() })
+        Ok(Store { tx, read: Arc::new(Mutex::new(read)), path: path.to_path_buf(), _checkpoint: Arc::new(stop_tx) })
     }
 
     /// The database file.
@@ -321,8 +330,11 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let mut rooms = Vec::with_capacity(ids.len());
         for id in ids {
-            if let Some(r) = load(&c, &id, now)? {
-                rooms.push(r);
+            // One bad room must not keep every other game from being served.
+            match load(&c, &id, now) {
+                Ok(Some(r)) => rooms.push(r),
+                Ok(None) => {}
+                Err(e) => tracing::error!(room = %id, error = %e, "stored game skipped: it cannot be read back"),
             }
         }
         Ok(rooms)

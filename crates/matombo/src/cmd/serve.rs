@@ -11,6 +11,7 @@ use anyhow::Context;
   matombo serve                       # http://127.0.0.1:8080/
   matombo serve --port 0 --open       # a free port, opened in the browser
   matombo serve --host 0.0.0.0 --port 80 --db /var/lib/matombo/online.sqlite
+  matombo serve --allow-origin https://example.org   # pages of another site may use the API
 
 The first line on stdout is the address served, e.g. http://127.0.0.1:8080/.")]
 pub struct Args {
@@ -26,11 +27,26 @@ pub struct Args {
     /// Online play's database file (default: online.sqlite in the user's data directory).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// An origin (e.g. https://example.org) whose pages may post to the API and open the
+    /// WebSocket, besides the server's own; repeatable; `*` allows any.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let config = matombo_web::Config { host: args.host, port: args.port, db: args.db };
+    let mut limits = matombo_web::limits::ServerLimits { allowed_origins: args.allow_origin, ..Default::default() };
+    // Idle sockets must never exhaust the descriptors: raise the limit, and keep the
+    // connection caps below what it allows (HTTP and WebSocket connections, the database).
+    if let Some(files) = matombo_web::limits::raise_open_files() {
+        let online = matombo_web::online::Limits::default().max_connections as u64;
+        let room = files.saturating_sub(online + 64) as usize;
+        if room < limits.max_connections {
+            tracing::warn!(open_files = files, "open-file limit low: at most {room} HTTP connections");
+            limits.max_connections = room.max(16);
+        }
+    }
+    let config = matombo_web::Config { host: args.host, port: args.port, db: args.db, limits };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async move {
         let online = matombo_web::online::OnlineState::open(config.db.as_deref())
@@ -46,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if args.open {
             open_browser(&url);
         }
-        matombo_web::serve(listener, matombo_web::app(online)).await.context("serving")
+        matombo_web::serve(listener, matombo_web::app(online), config.limits).await.context("serving")
     })
 }
 

@@ -1,0 +1,260 @@
+//! Connection-level protection of the server: the accept loop with caps per address and
+//! in total, header-read and request timeouts, and the request policy (JSON content type
+//! and allowed origins for everything that changes state, the WebSocket included).
+//! The bounds and why they were chosen: docs/security.md.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tower::ServiceExt as _;
+
+/// Bounds on connections and requests; the defaults suit a public server.
+#[derive(Clone, Debug)]
+pub struct ServerLimits {
+    /// Time to receive a request's headers, counted from the connection's start or the
+    /// end of its previous answer (so it is also the keep-alive idle timeout).
+    pub header_read: Duration,
+    /// Time for a whole request: reading its body and answering it.
+    pub request: Duration,
+    /// Open HTTP connections in all (WebSocket connections, once upgraded, are counted
+    /// by online play's own caps instead).
+    pub max_connections: usize,
+    /// Open HTTP connections from one address.
+    pub connections_per_addr: usize,
+    /// Origins (e.g. `https://example.org`) allowed besides the server's own; `*`: any.
+    pub allowed_origins: Vec<String>,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        ServerLimits {
+            header_read: Duration::from_secs(10),
+            request: Duration::from_secs(30),
+            max_connections: 4096,
+            connections_per_addr: 128,
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+/// Error bodies are cut to this many characters: an answer never echoes a whole bad input.
+pub const MAX_ERROR_CHARS: usize = 200;
+
+/// `s` cut to [`MAX_ERROR_CHARS`] characters (with `…` when cut).
+pub fn cut(s: &str) -> String {
+    match s.char_indices().nth(MAX_ERROR_CHARS) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}…", &s[..i]),
+    }
+}
+
+/// Open HTTP connections, in all and by address.
+#[derive(Default)]
+struct ConnTable {
+    total: AtomicUsize,
+    per_addr: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// A connection counted in the table; uncounted on drop.
+struct ConnSlot {
+    table: Arc<ConnTable>,
+    addr: IpAddr,
+}
+
+impl Drop for ConnSlot {
+    fn drop(&mut self) {
+        self.table.total.fetch_sub(1, Ordering::AcqRel);
+        let mut per = self.table.per_addr.lock().expect("connection table");
+        if let Some(n) = per.get_mut(&self.addr) {
+            *n -= 1;
+            if *n == 0 {
+                per.remove(&self.addr);
+            }
+        }
+    }
+}
+
+impl ConnTable {
+    fn take(self: &Arc<Self>, addr: IpAddr, limits: &ServerLimits) -> Option<ConnSlot> {
+        if self.total.fetch_add(1, Ordering::AcqRel) >= limits.max_connections {
+            self.total.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        let mut per = self.per_addr.lock().expect("connection table");
+        let n = per.entry(addr).or_default();
+        if *n >= limits.connections_per_addr {
+            drop(per);
+            self.total.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        *n += 1;
+        Some(ConnSlot { table: self.clone(), addr })
+    }
+}
+
+/// Serves `app` on `listener` under `limits` until `stop` resolves; then stops accepting,
+/// lets the requests in flight finish (at most `limits.request`), and returns.
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ServerLimits,
+    stop: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let limits = Arc::new(limits);
+    let app = policy(app, limits.clone());
+    let table = Arc::new(ConnTable::default());
+    let (closing_tx, closing) = tokio::sync::watch::channel(false);
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1.timer(TokioTimer::new()).header_read_timeout(limits.header_read).keep_alive(true).max_buf_size(64 * 1024);
+    let mut refused: u64 = 0;
+    tokio::pin!(stop);
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut stop => break,
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(e) => {
+                    // Out of file descriptors (or the like): pause instead of spinning, the
+                    // connections open meanwhile keep being served.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Some(slot) = table.take(peer.ip(), &limits) else {
+            refused += 1;
+            if refused.is_power_of_two() {
+                tracing::warn!(refused, "connection refused: too many open connections");
+            }
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let svc = app.clone().map_request(move |mut req: Request<hyper::body::Incoming>| {
+            req.extensions_mut().insert(ConnectInfo(peer));
+            req.map(Body::new)
+        });
+        let conn = http1.serve_connection(TokioIo::new(stream), hyper_util::service::TowerToHyperService::new(svc));
+        let mut closing = closing.clone();
+        tokio::spawn(async move {
+            let conn = conn.with_upgrades();
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = async { closing.wait_for(|c| *c).await.is_ok() } => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    let _ = closing_tx.send(true);
+    let deadline = tokio::time::Instant::now() + limits.request;
+    while table.total.load(Ordering::Acquire) > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+/// The request policy around `app`: the request timeout, then for state-changing requests
+/// and WebSocket upgrades the origin check, and for bodies the JSON content type.
+fn policy(app: Router, limits: Arc<ServerLimits>) -> Router {
+    app.layer(axum::middleware::from_fn_with_state(limits, check_request))
+}
+
+fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
+    (status, Json(serde_json::json!({"error": message, "code": code}))).into_response()
+}
+
+/// Whether the `Origin` of a request is allowed: absent (not a browser, or a same-origin
+/// GET), the server's own (`Host`), or one of the allowed ones.
+fn origin_allowed(headers: &HeaderMap, limits: &ServerLimits) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else { return true };
+    let Ok(origin) = origin.to_str() else { return false };
+    if limits.allowed_origins.iter().any(|o| o == "*" || o.trim_end_matches('/') == origin) {
+        return true;
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let own = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+    !host.is_empty() && own == Some(host)
+}
+
+async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, next: Next) -> Response {
+    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let upgrade = req.headers().get(header::UPGRADE).is_some();
+    if (changes || upgrade) && !origin_allowed(req.headers(), &limits) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "origin",
+            "this origin may not use the API (the server allows others with --allow-origin)",
+        );
+    }
+    if changes {
+        let json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content_type", "send Content-Type: application/json");
+        }
+    }
+    match tokio::time::timeout(limits.request, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => refuse(StatusCode::REQUEST_TIMEOUT, "timeout", "the request took too long"),
+    }
+}
+
+/// Raises the soft limit on open files to the hard limit (at most 65,536) where the
+/// system allows it; returns the soft limit in force afterwards.
+#[cfg(unix)]
+pub fn raise_open_files() -> Option<u64> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit read or write the one struct passed, nothing else.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return None;
+        }
+        let want = lim.rlim_max.min(65_536);
+        if lim.rlim_cur < want {
+            let raised = libc::rlimit { rlim_cur: want, rlim_max: lim.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim.rlim_cur = want;
+            }
+        }
+    }
+    // `rlim_t` is not 64 bits on every Unix.
+    #[allow(clippy::unnecessary_cast)]
+    Some(lim.rlim_cur as u64)
+}
+
+/// Not available off Unix.
+#[cfg(not(unix))]
+pub fn raise_open_files() -> Option<u64> {
+    None
+}
+
+/// The client's address (None when served without connection info, e.g. in tests
+/// through the router alone).
+pub struct ClientAddr(pub Option<IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddr(parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())))
+    }
+}

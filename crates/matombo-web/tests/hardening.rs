@@ -1,0 +1,203 @@
+//! The server under hostile clients, on loopback with real sockets: idle and slow sockets,
+//! connection caps, the request policy (content type, origin), the API's bounds and the
+//! fairness of `/api/ai`.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use matombo_web::limits::ServerLimits;
+use matombo_web::online::{Limits, OnlineState};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn temp_db(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("matombo-hardening-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir.join("online.sqlite3")
+}
+
+/// A whole server (site, API, online play) under `limits`, as `matombo serve` runs it.
+async fn start(name: &str, limits: ServerLimits) -> SocketAddr {
+    let online = OnlineState::open_with_limits(Some(&temp_db(name)), Limits::default()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = matombo_web::app(online);
+    tokio::spawn(matombo_web::limits::serve_until(listener, app, limits, std::future::pending()));
+    addr
+}
+
+/// Whether the server closes `s` within `within` (reads until end of stream).
+async fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 4096];
+    let end = Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(end.into(), s.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+async fn post(addr: SocketAddr, path: &str, body: &str, headers: &[(&str, &str)]) -> (u16, Value, Option<String>) {
+    let mut req = reqwest::Client::new().post(format!("http://{addr}{path}")).body(body.to_string());
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    let retry = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+    let text = r.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)), retry)
+}
+
+const JSON: (&str, &str) = ("content-type", "application/json");
+
+#[tokio::test]
+async fn an_idle_socket_is_closed_after_the_header_read_timeout() {
+    let limits = ServerLimits { header_read: Duration::from_millis(500), ..ServerLimits::default() };
+    let addr = start("idle", limits).await;
+    // Nothing sent at all.
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    assert!(closed_within(&mut s, Duration::from_secs(3)).await, "idle socket left open");
+    // Headers trickled and never finished.
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    assert!(closed_within(&mut s, Duration::from_secs(3)).await, "slow headers left open");
+    // A body that never arrives: the request timeout answers.
+    let limits = ServerLimits { request: Duration::from_millis(500), ..ServerLimits::default() };
+    let addr = start("slowbody", limits).await;
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(
+        b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    )
+    .await
+    .unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[tokio::test]
+async fn connections_are_capped_per_address_and_pages_stay_served() {
+    let limits =
+        ServerLimits { connections_per_addr: 4, header_read: Duration::from_secs(5), ..ServerLimits::default() };
+    let addr = start("cap", limits).await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut fifth = TcpStream::connect(addr).await.unwrap();
+    assert!(closed_within(&mut fifth, Duration::from_secs(1)).await, "the fifth connection was kept");
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = reqwest::get(format!("http://{addr}/healthz")).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["status"], "ok");
+}
+
+#[tokio::test]
+async fn state_changes_need_json_and_an_allowed_origin() {
+    let limits = ServerLimits { allowed_origins: vec!["https://friend.example".into()], ..ServerLimits::default() };
+    let addr = start("origin", limits).await;
+    let body = r#"{"start":"tsoro:8"}"#;
+    let (st, _, _) = post(addr, "/api/game", body, &[("content-type", "text/plain")]).await;
+    assert_eq!(st, 415);
+    let (st, _, _) = post(addr, "/api/game", body, &[JSON, ("origin", "https://evil.example")]).await;
+    assert_eq!(st, 403);
+    let own = format!("http://{addr}");
+    let (st, _, _) = post(addr, "/api/game", body, &[JSON, ("origin", own.as_str())]).await;
+    assert_eq!(st, 200);
+    let (st, _, _) = post(addr, "/api/game", body, &[JSON, ("origin", "https://friend.example")]).await;
+    assert_eq!(st, 200);
+    let (st, _, _) = post(addr, "/api/game", body, &[JSON]).await;
+    assert_eq!(st, 200, "a client without Origin (not a browser) is served");
+    let (st, _, _) =
+        post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[("content-type", "text/plain")]).await;
+    assert_eq!(st, 415);
+    // The WebSocket: a foreign page's upgrade is refused.
+    let (_, room, _) = post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[JSON]).await;
+    let id = room["id"].as_str().unwrap();
+    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
+        "ws://{addr}/api/online/rooms/{id}/ws"
+    ))
+    .unwrap();
+    req.headers_mut().insert("origin", "https://evil.example".parse().unwrap());
+    assert!(tokio_tungstenite::connect_async(req).await.is_err(), "a foreign origin opened the WebSocket");
+    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
+        "ws://{addr}/api/online/rooms/{id}/ws"
+    ))
+    .unwrap();
+    req.headers_mut().insert("origin", own.parse().unwrap());
+    assert!(tokio_tungstenite::connect_async(req).await.is_ok());
+}
+
+#[tokio::test]
+async fn requests_are_bounded_and_errors_are_short() {
+    let addr = start("bounds", ServerLimits::default()).await;
+    let moves: Vec<String> = (0..matombo_web::api::MAX_PLIES + 1).map(|_| "A1".to_string()).collect();
+    let body = json!({"start": "tsoro:8", "moves": moves}).to_string();
+    let (st, v, _) = post(addr, "/api/game", &body, &[JSON]).await;
+    assert_eq!(st, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("turns"), "{v}");
+    let body = json!({"start": "x".repeat(100_000)}).to_string();
+    let (st, v, _) = post(addr, "/api/game", &body, &[JSON]).await;
+    assert_eq!(st, 400);
+    assert!(v["error"].as_str().unwrap().chars().count() <= matombo_web::limits::MAX_ERROR_CHARS + 1, "{v}");
+    let body = json!({"start": "tsoro:8", "moves": ["x".repeat(200_000)]}).to_string();
+    let (st, _, _) = post(addr, "/api/game", &body, &[JSON]).await;
+    assert_eq!(st, 413, "a body over the limit");
+    let tags: String = (0..100).map(|i| format!("[T{i} \"v\"]\n")).collect();
+    let (st, v, _) = post(addr, "/api/record/import", &json!({"text": tags}).to_string(), &[JSON]).await;
+    assert_eq!(st, 400, "{v}");
+    let many: serde_json::Map<String, Value> = (0..100).map(|i| (format!("T{i}"), json!("v"))).collect();
+    let body = json!({"start": "tsoro:8", "tags": many}).to_string();
+    let (st, v, _) = post(addr, "/api/record/export", &body, &[JSON]).await;
+    assert_eq!(st, 400, "{v}");
+}
+
+async fn health(addr: SocketAddr) -> Value {
+    reqwest::get(format!("http://{addr}/healthz")).await.unwrap().json().await.unwrap()
+}
+
+#[tokio::test]
+async fn one_search_per_address_and_a_hung_up_search_is_stopped() {
+    let addr = start("ai", ServerLimits::default()).await;
+    let body = json!({"start": "nsolo:36", "level": "max"}).to_string();
+    let first = tokio::spawn(async move { post(addr, "/api/ai", &body, &[JSON]).await });
+    // Wait until it runs, then a second one from the same address is refused.
+    let t = Instant::now();
+    while health(addr).await["searches_running"] != 1 {
+        assert!(t.elapsed() < Duration::from_secs(5), "the search never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let body = json!({"start": "nsolo:36", "level": "max"}).to_string();
+    let (st, _, retry) = post(addr, "/api/ai", &body, &[JSON]).await;
+    assert_eq!(st, 429);
+    assert_eq!(retry.as_deref(), Some("1"));
+    let (st, v, _) = first.await.unwrap();
+    assert_eq!(st, 200, "{v}");
+
+    // A client that hangs up: its search stops long before its level's time.
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "POST /api/ai HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let t = Instant::now();
+    while health(addr).await["searches_running"] != 1 {
+        assert!(t.elapsed() < Duration::from_secs(5), "the search never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(s);
+    let hung_up = Instant::now();
+    while health(addr).await["searches_running"] != 0 {
+        assert!(hung_up.elapsed() < Duration::from_millis(1500), "the abandoned search ran on");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
