@@ -717,7 +717,7 @@ pub fn export(req: &ExportRequest) -> Result<ExportAnswer, ApiError> {
         game.resign(side).map_err(|e| ApiError::illegal(e.to_string()))?;
     }
     let mut record = Record::new(game);
-    for (k, v) in &req.tags {
+    for k in req.tags.keys() {
         if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(ApiError::bad(format!("tag name {k:?} must be letters, digits or _")));
         }
