@@ -7,10 +7,12 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 const RULESETS: [&str; 4] = ["tsoro:8", "tsoro:21", "nsolo:8", "nsolo:36"];
+/// The rulesets of the playout comparison with Ludii (no heads, no bonus).
+const LUDII: [&str; 2] = ["tsoro:8,heads=0,bonus=0", "tsoro:21,heads=0,bonus=0"];
 
 fn playouts(c: &mut Criterion) {
     let mut g = c.benchmark_group("playout");
-    for name in RULESETS {
+    for name in RULESETS.into_iter().chain(LUDII) {
         let start = Position::start(name.parse().unwrap());
         let mut rng = SmallRng::seed_from_u64(7);
         g.throughput(Throughput::Elements(1));
