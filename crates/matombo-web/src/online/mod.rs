@@ -62,7 +62,7 @@ impl Default for Limits {
             max_connections: 4_000,
             connections_per_addr: 64,
             turns_per_sec: 5.0,
-            room_turns_per_sec: 4.0,
+            room_turns_per_sec: 5.0,
             addr_turns_per_sec: 20.0,
             unclaimed_expiry: std::time::Duration::from_secs(30 * 60),
             idle_expiry: std::time::Duration::from_secs(24 * 3600),
