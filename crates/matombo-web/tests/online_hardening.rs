@@ -487,3 +487,17 @@ async fn a_database_of_the_earlier_schema_is_migrated_and_its_games_kept() {
     let active: Option<i64> = c.query_row("SELECT last_active FROM rooms WHERE id=?1", [&id], |r| r.get(0)).unwrap();
     assert!(active.is_some(), "last activity not filled in by the migration");
 }
+
+#[tokio::test]
+async fn a_database_of_a_newer_schema_is_refused_unchanged() {
+    let _one = SERIAL.lock().await;
+    let db = temp_db("newer");
+    drop(OnlineState::open(Some(&db)).unwrap());
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(c);
+    let e = OnlineState::open(Some(&db)).expect_err("a database of a newer schema was opened");
+    assert!(e.to_string().contains("newer"), "{e}");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    assert_eq!(c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 99);
+}
