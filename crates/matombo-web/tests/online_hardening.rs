@@ -501,3 +501,23 @@ async fn a_database_of_a_newer_schema_is_refused_unchanged() {
     let c = rusqlite::Connection::open(&db).unwrap();
     assert_eq!(c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap(), 99);
 }
+
+#[tokio::test]
+async fn the_side_not_to_move_cannot_spend_the_room_budget() {
+    let _one = SERIAL.lock().await;
+    let limits = Limits {
+        turns_per_sec: 1000.0,
+        messages_per_sec: 1000.0,
+        room_turns_per_sec: 1.0,
+        addr_turns_per_sec: 1000.0,
+        ..Limits::default()
+    };
+    let addr = start(&temp_db("not-to-move"), limits).await;
+    let mut t = table(addr, 1).await;
+    // North, not to move, floods turns: each is refused as out of turn, none rate limited.
+    for _ in 0..10 {
+        let e = try_turn(&mut t.seats[1][0], &t.game).await.expect_err("north played out of turn");
+        assert_eq!(e["code"], "not_your_turn", "{e}");
+    }
+    t.play(0).await.expect("south's turn was refused after north's flood");
+}

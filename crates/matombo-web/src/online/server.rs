@@ -818,12 +818,15 @@ async fn handle_message(
             if seat.is_some() && !turns.take() {
                 return vec![error_msg("rate_limited", "too many turns per second", Some(ply))];
             }
+            let mut room = h.room.lock().await;
             if seat.is_some() {
-                if let Err(why) = take_turn_budget(s, h, addr) {
+                // Only the side to move spends the room's budget: the other side's turns are
+                // refused anyway, and must not use up the mover's (and run its clock down).
+                let mover = seat == Some(room.to_move()) && !room.game.is_over();
+                if let Err(why) = take_turn_budget(s, h, addr, mover) {
                     return vec![error_msg("rate_limited", &why, Some(ply))];
                 }
             }
-            let mut room = h.room.lock().await;
             let now = now_ms();
             if let Some(o) = room.flag_due(now) {
                 let _ = end_game(s, h, &mut room, o, now).await;
@@ -880,12 +883,13 @@ async fn handle_message(
     }
 }
 
-/// Takes one turn from the room's budget and the address's, or neither: many connections
-/// sharing seat links (or many rooms of one address) cannot multiply the per-connection rate.
-fn take_turn_budget(s: &OnlineState, h: &RoomHandle, addr: Option<IpAddr>) -> Result<(), String> {
+/// Takes one turn from the address's budget and (for the side to move) the room's, or
+/// neither: many connections sharing seat links (or many rooms of one address) cannot
+/// multiply the per-connection rate.
+fn take_turn_budget(s: &OnlineState, h: &RoomHandle, addr: Option<IpAddr>, mover: bool) -> Result<(), String> {
     let limits = &s.inner.limits;
     let mut room = h.turn_budget.lock().expect("budget lock");
-    if !room.ready() {
+    if mover && !room.ready() {
         return Err(format!(
             "this game accepts at most {} turns per second; the turn was not played, send it again shortly",
             limits.room_turns_per_sec
@@ -901,7 +905,9 @@ fn take_turn_budget(s: &OnlineState, h: &RoomHandle, addr: Option<IpAddr>) -> Re
             ));
         }
     }
-    room.take();
+    if mover {
+        room.take();
+    }
     Ok(())
 }
 
