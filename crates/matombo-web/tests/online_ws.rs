@@ -36,7 +36,13 @@ async fn start(db: &std::path::Path, limits: Limits) -> SocketAddr {
 }
 
 fn fast() -> Limits {
-    Limits { turns_per_sec: 10_000.0, messages_per_sec: 10_000.0, ..Limits::default() }
+    Limits {
+        turns_per_sec: 10_000.0,
+        room_turns_per_sec: 10_000.0,
+        addr_turns_per_sec: 10_000.0,
+        messages_per_sec: 10_000.0,
+        ..Limits::default()
+    }
 }
 
 async fn post(addr: SocketAddr, path: &str, body: Value) -> (u16, Value) {

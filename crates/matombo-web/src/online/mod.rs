@@ -36,6 +36,16 @@ pub struct Limits {
     pub connections_per_addr: usize,
     /// Turns per second per connection (sustained); bursts up to twice this.
     pub turns_per_sec: f64,
+    /// Turns per second one room accepts from all its seat holders together, however
+    /// many connections share its seat links (sustained); bursts up to twice this.
+    pub room_turns_per_sec: f64,
+    /// Turns per second one address may play across all rooms (sustained); bursts up to
+    /// twice this.
+    pub addr_turns_per_sec: f64,
+    /// A room whose invitation is not claimed this long after its creation is closed.
+    pub unclaimed_expiry: std::time::Duration,
+    /// A game without a turn (or a claim) for this long is closed as abandoned.
+    pub idle_expiry: std::time::Duration,
     /// Frames of any kind (text, binary, ping, pong) per second per connection; bursts
     /// up to twice this. A connection that keeps on past it is closed.
     pub messages_per_sec: f64,
@@ -52,6 +62,10 @@ impl Default for Limits {
             max_connections: 4_000,
             connections_per_addr: 64,
             turns_per_sec: 5.0,
+            room_turns_per_sec: 5.0,
+            addr_turns_per_sec: 20.0,
+            unclaimed_expiry: std::time::Duration::from_secs(30 * 60),
+            idle_expiry: std::time::Duration::from_secs(24 * 3600),
             messages_per_sec: 20.0,
             ws_idle: std::time::Duration::from_secs(90),
         }
@@ -66,6 +80,9 @@ impl Limits {
             max_rooms: rooms + 10,
             max_connections: 2 * rooms + 20,
             connections_per_addr: 2 * rooms + 20,
+            // Every simulated player shares the loopback address.
+            addr_turns_per_sec: 1e9,
+            room_turns_per_sec: 1e9,
             ..Limits::default()
         }
     }
@@ -102,6 +119,8 @@ pub(crate) struct Inner {
 struct AddrUse {
     rooms: usize,
     connections: usize,
+    /// Turns played from the address, across rooms (made at its first turn).
+    turns: Option<server::Bucket>,
 }
 
 /// The default database file: `<data dir>/matombo/online.sqlite3`.
@@ -127,9 +146,17 @@ impl OnlineState {
             None => default_db_path()?,
         };
         let store = store::Store::open(&path).map_err(|e| OnlineError(format!("{}: {e}", path.display())))?;
-        let rooms = store.load_unfinished(server::now_ms()).map_err(|e| OnlineError(e.to_string()))?;
+        let now = server::now_ms();
+        let (unclaimed_before, idle_before) = server::expiry_bounds(&limits, now);
+        let rooms =
+            store.load_unfinished(now, unclaimed_before, idle_before).map_err(|e| OnlineError(e.to_string()))?;
         let n = rooms.len();
-        let map = rooms.into_iter().map(|r| (r.id.clone(), server::RoomHandle::new(r, None))).collect();
+        // The rooms per address count the games still in play, across restarts.
+        let mut per_addr: HashMap<IpAddr, AddrUse> = HashMap::new();
+        for a in rooms.iter().filter_map(|(_, a)| *a) {
+            per_addr.entry(a).or_default().rooms += 1;
+        }
+        let map = rooms.into_iter().map(|(r, a)| (r.id.clone(), server::RoomHandle::new(r, a, &limits))).collect();
         tracing::info!(db = %path.display(), games_in_progress = n, "online play store opened");
         let state = OnlineState {
             inner: Arc::new(Inner {
@@ -138,9 +165,10 @@ impl OnlineState {
                 limits,
                 connections: AtomicUsize::new(0),
                 open_rooms: AtomicUsize::new(n),
-                per_addr: Mutex::new(HashMap::new()),
+                per_addr: Mutex::new(per_addr),
             }),
         };
+        server::sweep_expired(&state);
         // Reloaded clocks start running again now; watch them.
         let handles: Vec<_> = state.inner.rooms.lock().expect("rooms lock").values().cloned().collect();
         for h in handles {

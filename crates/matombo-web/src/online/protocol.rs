@@ -9,7 +9,9 @@
 //! - `{"type":"resign"}`, `{"type":"sync"}` (ask for the full state), `{"type":"ping"}`.
 //!
 //! Server → client: `state` (full state), `turn` (a turn was played and stored),
-//! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (`code`, `message`).
+//! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (`code`, `message`),
+//! `closed` (`reason`: `unclaimed` or `abandoned`, `message`: the game was closed unfinished
+//! and takes no more turns).
 
 use serde::Deserialize;
 

@@ -62,22 +62,31 @@ pub(crate) struct RoomHandle {
     room: tokio::sync::Mutex<Room>,
     tx: broadcast::Sender<Utf8Bytes>,
     presence: Mutex<Presence>,
+    /// Turns from every connection holding a seat of this room.
+    turn_budget: Mutex<Bucket>,
     creator: Option<IpAddr>,
     clock_changed: Notify,
     watching: AtomicBool,
+    /// Closed unfinished (unclaimed or abandoned): no more claims, turns or ends.
+    closed: AtomicBool,
+    /// Its slot in the room counts has been given back (at its end or its closing).
+    released: AtomicBool,
 }
 
 impl RoomHandle {
-    pub(crate) fn new(room: Room, creator: Option<IpAddr>) -> Arc<RoomHandle> {
+    pub(crate) fn new(room: Room, creator: Option<IpAddr>, limits: &super::Limits) -> Arc<RoomHandle> {
         let (tx, _) = broadcast::channel(256);
         Arc::new(RoomHandle {
             id: room.id.clone(),
             room: tokio::sync::Mutex::new(room),
             tx,
             presence: Mutex::new(Presence::default()),
+            turn_budget: Mutex::new(Bucket::new(limits.room_turns_per_sec)),
             creator,
             clock_changed: Notify::new(),
             watching: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            released: AtomicBool::new(false),
         })
     }
 
@@ -215,13 +224,21 @@ async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandle>, ApiErro
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()))?;
-    let room = loaded.ok_or_else(not_found)?;
+    let Some(room) = loaded else {
+        let store = s.inner.store.clone();
+        let key = id.to_string();
+        let closed = tokio::task::spawn_blocking(move || store.closed(&key)).await.ok().and_then(Result::ok).flatten();
+        return Err(match closed {
+            Some(reason) => ApiError(StatusCode::GONE, "closed", closed_message(&s.inner.limits, &reason)),
+            None => not_found(),
+        });
+    };
     if room.game.is_over() {
         // Finished games do not change: each request may read its own copy.
-        return Ok(RoomHandle::new(room, None));
+        return Ok(RoomHandle::new(room, None, &s.inner.limits));
     }
     let mut rooms = s.inner.rooms.lock().expect("rooms lock");
-    Ok(rooms.entry(id.to_string()).or_insert_with(|| RoomHandle::new(room, None)).clone())
+    Ok(rooms.entry(id.to_string()).or_insert_with(|| RoomHandle::new(room, None, &s.inner.limits)).clone())
 }
 
 #[derive(Deserialize)]
@@ -331,12 +348,13 @@ async fn create_room(
         name,
         control: req.clock,
         created: now,
+        creator_addr: addr.map(|a| a.to_string()),
     };
     if let Err(e) = s.inner.store.write(op).await {
         release(&s);
         return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()));
     }
-    s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr));
+    s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
     tracing::info!(room = %id, %ruleset, "game created");
     let token = &tokens[side.index()];
     Ok((
@@ -369,13 +387,16 @@ async fn claim_seat(
     let name = check_name(req.name)?;
     let h = find_room(&s, &id).await?;
     let mut room = h.room.lock().await;
+    if h.closed.load(Ordering::Acquire) {
+        return Err(ApiError(StatusCode::GONE, "closed", closed_message(&s.inner.limits, "unclaimed")));
+    }
     let side = room.check_claim(&req.invite).map_err(|e| {
         let status = if e == RoomError::SeatsTaken { StatusCode::CONFLICT } else { StatusCode::FORBIDDEN };
         ApiError(status, room_error(&e), e.to_string())
     })?;
     s.inner
         .store
-        .write(Op::Claim { id: id.clone(), side, name: name.clone() })
+        .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()))?;
     let now = now_ms();
@@ -579,13 +600,13 @@ async fn ws_upgrade(
     // Frames above this are refused by the WebSocket layer (close code 1009); between
     // MAX_MESSAGE and this, the protocol answers with a clear error.
     Ok(ws.max_message_size(64 * 1024).max_frame_size(64 * 1024).on_upgrade(move |socket| async move {
-        connection(s, h, socket).await;
+        connection(s, h, socket, addr).await;
         drop(guard);
     }))
 }
 
 /// A token bucket: `rate` per second, bursts of `2 * rate`.
-struct Bucket {
+pub(crate) struct Bucket {
     rate: f64,
     tokens: f64,
     last: Instant,
@@ -596,11 +617,16 @@ impl Bucket {
         Bucket { rate, tokens: 2.0 * rate, last: Instant::now() }
     }
 
-    fn take(&mut self) -> bool {
+    /// Whether a token is there (refilled to now), without taking it.
+    fn ready(&mut self) -> bool {
         let now = Instant::now();
         self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(2.0 * self.rate);
         self.last = now;
-        if self.tokens >= 1.0 {
+        self.tokens >= 1.0
+    }
+
+    fn take(&mut self) -> bool {
+        if self.ready() {
             self.tokens -= 1.0;
             true
         } else {
@@ -615,7 +641,7 @@ fn error_msg(code: &str, message: &str, ply: Option<u32>) -> Message {
 }
 
 /// One connection: hello, then messages and broadcasts until either side closes.
-async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: WebSocket) {
+async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: WebSocket, addr: Option<IpAddr>) {
     // The first message must be a hello (within 10 s).
     let first = tokio::time::timeout(Duration::from_secs(10), socket.recv()).await;
     let (token, name) = match first {
@@ -697,7 +723,7 @@ async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: WebSocket) {
                     Some(Ok(_)) => continue,
                 };
                 limited = 0;
-                let replies = handle_message(&s, &h, seat, &text, &mut turns).await;
+                let replies = handle_message(&s, &h, seat, addr, &text, &mut turns).await;
                 let mut failed = false;
                 for m in replies {
                     if socket.send(m).await.is_err() {
@@ -757,6 +783,7 @@ async fn handle_message(
     s: &OnlineState,
     h: &Arc<RoomHandle>,
     seat: Option<Side>,
+    addr: Option<IpAddr>,
     text: &str,
     turns: &mut Bucket,
 ) -> Vec<Message> {
@@ -770,6 +797,10 @@ async fn handle_message(
         ClientMsg::Sync {} => {
             let room = h.room.lock().await;
             vec![Message::Text(state_json(&room, seat, now_ms(), false).to_string().into())]
+        }
+        ClientMsg::Resign {} | ClientMsg::Turn { .. } if h.closed.load(Ordering::Acquire) => {
+            let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
+            vec![error_msg("closed", &closed_message(&s.inner.limits, reason), None)]
         }
         ClientMsg::Resign {} => {
             let mut room = h.room.lock().await;
@@ -788,6 +819,14 @@ async fn handle_message(
                 return vec![error_msg("rate_limited", "too many turns per second", Some(ply))];
             }
             let mut room = h.room.lock().await;
+            if seat.is_some() {
+                // Only the side to move spends the room's budget: the other side's turns are
+                // refused anyway, and must not use up the mover's (and run its clock down).
+                let mover = seat == Some(room.to_move()) && !room.game.is_over();
+                if let Err(why) = take_turn_budget(s, h, addr, mover) {
+                    return vec![error_msg("rate_limited", &why, Some(ply))];
+                }
+            }
             let now = now_ms();
             if let Some(o) = room.flag_due(now) {
                 let _ = end_game(s, h, &mut room, o, now).await;
@@ -844,6 +883,34 @@ async fn handle_message(
     }
 }
 
+/// Takes one turn from the address's budget and (for the side to move) the room's, or
+/// neither: many connections sharing seat links (or many rooms of one address) cannot
+/// multiply the per-connection rate.
+fn take_turn_budget(s: &OnlineState, h: &RoomHandle, addr: Option<IpAddr>, mover: bool) -> Result<(), String> {
+    let limits = &s.inner.limits;
+    let mut room = h.turn_budget.lock().expect("budget lock");
+    if mover && !room.ready() {
+        return Err(format!(
+            "this game accepts at most {} turns per second; the turn was not played, send it again shortly",
+            limits.room_turns_per_sec
+        ));
+    }
+    if let Some(a) = addr {
+        let mut per = s.inner.per_addr.lock().expect("addr lock");
+        let bucket = per.entry(a).or_default().turns.get_or_insert_with(|| Bucket::new(limits.addr_turns_per_sec));
+        if !bucket.take() {
+            return Err(format!(
+                "one address may play at most {} turns per second across games; the turn was not played",
+                limits.addr_turns_per_sec
+            ));
+        }
+    }
+    if mover {
+        room.take();
+    }
+    Ok(())
+}
+
 /// Ends a game outside the board (resignation, time): store, apply, broadcast.
 async fn end_game(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut Room, o: Outcome, now: u64) -> Result<(), String> {
     let mut after = room.clone();
@@ -867,9 +934,13 @@ async fn end_game(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut Room, o: Outc
     Ok(())
 }
 
-/// A game ended: its creator may open another, and it leaves memory (connections still
-/// holding it keep it alive; later requests read it back from the store).
+/// A game ended (or was closed): its creator may open another, and it leaves memory
+/// (connections still holding it keep it alive; later requests read it back from the store).
 fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
+    // An end and a closing may meet: the slot is given back once.
+    if h.released.swap(true, Ordering::AcqRel) {
+        return;
+    }
     s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
     {
         let mut rooms = s.inner.rooms.lock().expect("rooms lock");
@@ -893,7 +964,7 @@ pub(crate) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
         loop {
             let deadline = {
                 let mut room = h.room.lock().await;
-                if room.game.is_over() {
+                if room.game.is_over() || h.closed.load(Ordering::Acquire) {
                     break;
                 }
                 let now = now_ms();
@@ -917,6 +988,74 @@ pub(crate) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
             }
         }
         h.watching.store(false, Ordering::Release);
+    });
+}
+
+// ---------------------------------------------------------------- expiry
+
+/// The creation time before which an unjoined room is due, and the last activity before
+/// which a game is abandoned, at `now` (Unix ms).
+pub(crate) fn expiry_bounds(limits: &super::Limits, now: u64) -> (u64, u64) {
+    let before = |d: Duration| now.saturating_sub(d.as_millis() as u64);
+    (before(limits.unclaimed_expiry), before(limits.idle_expiry))
+}
+
+/// A duration in words: `24 hours`, `30 minutes`, `0.5 seconds`.
+fn span(d: Duration) -> String {
+    match d.as_secs() {
+        s if s >= 3600 && s % 3600 == 0 => format!("{} hours", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        _ => format!("{} seconds", d.as_secs_f64()),
+    }
+}
+
+fn closed_message(limits: &super::Limits, reason: &str) -> String {
+    if reason == "unclaimed" {
+        format!("this game was closed: its invitation was not taken within {}", span(limits.unclaimed_expiry))
+    } else {
+        format!("this game was closed as abandoned: nothing was played for {}", span(limits.idle_expiry))
+    }
+}
+
+/// Closes unclaimed and abandoned rooms as they fall due, for as long as the state lives:
+/// the store first (so a restart does not bring them back), then memory and the counts.
+pub(crate) fn sweep_expired(s: &OnlineState) {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return;
+    }
+    let limits = &s.inner.limits;
+    let every =
+        (limits.unclaimed_expiry.min(limits.idle_expiry) / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    // Weak: the sweep must not keep the store open once the server has let go of it.
+    let weak = Arc::downgrade(&s.inner);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(inner) = weak.upgrade() else { break };
+            let s = OnlineState { inner };
+            let now = now_ms();
+            let (unclaimed_before, idle_before) = expiry_bounds(&s.inner.limits, now);
+            let ids = match s.inner.store.expire(now, unclaimed_before, idle_before).await {
+                Ok(ids) => ids,
+                Err(e) => {
+                    tracing::warn!(error = %e, "closing expired games failed; trying again later");
+                    continue;
+                }
+            };
+            for id in ids {
+                let Some(h) = s.inner.get(&id) else { continue };
+                h.closed.store(true, Ordering::Release);
+                let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
+                h.send(
+                    &json!({"type": "closed", "reason": reason, "message": closed_message(&s.inner.limits, reason)}),
+                );
+                finished(&s, &h);
+                h.clock_changed.notify_one();
+                tracing::info!(room = %id, reason, "game closed");
+            }
+        }
     });
 }
 

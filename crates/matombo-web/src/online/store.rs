@@ -46,6 +46,9 @@ pub enum Op {
         control: Option<TimeControl>,
         /// Unix ms.
         created: u64,
+        /// The creator's address, kept while the game is unfinished so that the rooms per
+        /// address are still counted after a restart.
+        creator_addr: Option<String>,
     },
     /// A seat taken.
     Claim {
@@ -55,6 +58,8 @@ pub enum Op {
         side: Side,
         /// The player's name.
         name: String,
+        /// Unix ms.
+        at: u64,
     },
     /// A turn, with the end of the game if it ended the game.
     Turn {
@@ -82,9 +87,19 @@ pub enum Op {
         /// Unix ms.
         at: u64,
     },
+    /// Closes every unfinished room created before `unclaimed_before` and not joined, or
+    /// without activity since `idle_before`; answers the ids closed.
+    Expire {
+        /// Unix ms.
+        now: u64,
+        /// Unix ms.
+        unclaimed_before: u64,
+        /// Unix ms.
+        idle_before: u64,
+    },
 }
 
-type Job = (Op, tokio::sync::oneshot::Sender<Result<(), String>>);
+type Job = (Op, tokio::sync::oneshot::Sender<Result<Vec<String>, String>>);
 
 /// The store: a writer thread and a connection for reads.
 #[derive(Clone)]
@@ -134,6 +149,61 @@ CREATE TABLE IF NOT EXISTS turns(
 ) WITHOUT ROWID;
 ";
 
+/// Changes of the schema, in order; `PRAGMA user_version` counts those applied, so a
+/// database made by an earlier version is brought up to date when opened.
+const MIGRATIONS: &[&str] = &[
+    // 1: expiry of unclaimed and abandoned rooms (`closed` set instead of `finished`: such
+    // a game has no result) and the creator's address for quotas that survive a restart.
+    "ALTER TABLE rooms ADD COLUMN last_active INTEGER;
+     ALTER TABLE rooms ADD COLUMN closed INTEGER;
+     ALTER TABLE rooms ADD COLUMN closed_reason TEXT;
+     ALTER TABLE rooms ADD COLUMN creator_addr TEXT;
+     UPDATE rooms SET last_active = MAX(created, COALESCE((SELECT MAX(at) FROM turns WHERE turns.room = rooms.id), 0));
+     CREATE INDEX rooms_live ON rooms(finished, closed);",
+];
+
+fn migrate(c: &Connection) -> Result<(), StoreError> {
+    let version: usize = c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+    if version > MIGRATIONS.len() {
+        return Err(StoreError(format!(
+            "the database has schema version {version}, made by a newer matombo (this one knows {})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
+        // Each step whole or not at all.
+        c.execute_batch(&format!("BEGIN IMMEDIATE; {sql}; PRAGMA user_version = {}; COMMIT;", i + 1)).map_err(|e| {
+            let _ = c.execute_batch("ROLLBACK");
+            StoreError(format!("schema migration {} failed: {e}", i + 1))
+        })?;
+    }
+    Ok(())
+}
+
+/// Closes the rooms due (see [`Op::Expire`]); the ids closed.
+fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> rusqlite::Result<Vec<String>> {
+    let mut st = c.prepare_cached(
+        "UPDATE rooms SET closed=?1, creator_addr=NULL,
+           closed_reason = CASE WHEN south_claimed AND north_claimed THEN 'abandoned' ELSE 'unclaimed' END
+         WHERE finished IS NULL AND closed IS NULL
+           AND ((NOT (south_claimed AND north_claimed) AND created < ?2) OR last_active < ?3)
+         RETURNING id",
+    )?;
+    let ids = st.query_map(params![now as i64, unclaimed_before as i64, idle_before as i64], |r| r.get(0))?;
+    ids.collect()
+}
+
+/// Marks a live room active; an error if it was closed meanwhile (the write is refused).
+fn touch(c: &Connection, id: &str, at: u64) -> Result<(), String> {
+    let n = c
+        .execute("UPDATE rooms SET last_active=?2 WHERE id=?1 AND closed IS NULL", params![id, at as i64])
+        .map_err(|e| e.to_string())?;
+    if n == 0 {
+        return Err(format!("room {id} is closed"));
+    }
+    Ok(())
+}
+
 fn connect(path: &Path) -> Result<Connection, StoreError> {
     let c = Connection::open(path)?;
     c.busy_timeout(std::time::Duration::from_secs(5))?;
@@ -152,7 +222,8 @@ fn side_name(s: Side) -> &'static str {
 
 fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64; 2]>, at: u64) -> rusqlite::Result<()> {
     tx.execute(
-        "UPDATE rooms SET finished=?2, winner=?3, termination=?4, south_ms=?5, north_ms=?6 WHERE id=?1",
+        "UPDATE rooms SET finished=?2, winner=?3, termination=?4, south_ms=?5, north_ms=?6, creator_addr=NULL
+         WHERE id=?1",
         params![
             id,
             at as i64,
@@ -165,13 +236,14 @@ fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64;
     Ok(())
 }
 
-fn apply(c: &Connection, op: &Op) -> rusqlite::Result<()> {
+fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, String> {
+    let e = |e: rusqlite::Error| e.to_string();
     match op {
-        Op::Create { id, ruleset, start, tokens, invite, creator, name, control, created } => {
+        Op::Create { id, ruleset, start, tokens, invite, creator, name, control, created, creator_addr } => {
             c.execute(
                 "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
-                 north_claimed, south_name, north_name, initial_ms, increment_ms, created)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?13,?14)",
                 params![
                     id,
                     ruleset,
@@ -185,29 +257,40 @@ fn apply(c: &Connection, op: &Op) -> rusqlite::Result<()> {
                     if *creator == Side::North { name.as_str() } else { "" },
                     control.map(|c| c.initial_ms as i64),
                     control.map(|c| c.increment_ms as i64),
-                    *created as i64
+                    *created as i64,
+                    creator_addr
                 ],
-            )?;
+            )
+            .map_err(e)?;
         }
-        Op::Claim { id, side, name } => {
+        Op::Claim { id, side, name, at } => {
+            touch(c, id, *at)?;
             let sql = match side {
                 Side::South => "UPDATE rooms SET south_claimed=1, south_name=?2 WHERE id=?1",
                 Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1",
             };
-            c.execute(sql, params![id, name])?;
+            c.execute(sql, params![id, name]).map_err(e)?;
         }
         Op::Turn { id, ply, token, remaining, at, end } => {
+            touch(c, id, *at)?;
             c.execute(
                 "INSERT INTO turns(room, ply, token, south_ms, north_ms, at) VALUES (?1,?2,?3,?4,?5,?6)",
                 params![id, ply, token, remaining.map(|r| r[0] as i64), remaining.map(|r| r[1] as i64), *at as i64],
-            )?;
+            )
+            .map_err(e)?;
             if let Some(o) = end {
-                write_outcome(c, id, o, *remaining, *at)?;
+                write_outcome(c, id, o, *remaining, *at).map_err(e)?;
             }
         }
-        Op::End { id, outcome, remaining, at } => write_outcome(c, id, outcome, *remaining, *at)?,
+        Op::End { id, outcome, remaining, at } => {
+            touch(c, id, *at)?;
+            write_outcome(c, id, outcome, *remaining, *at).map_err(e)?;
+        }
+        Op::Expire { now, unclaimed_before, idle_before } => {
+            return expire(c, *now, *unclaimed_before, *idle_before).map_err(e);
+        }
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 /// The writer loop: take every job waiting, run them in one transaction, answer each.
@@ -220,7 +303,7 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let mut results: Vec<Result<(), String>> = Vec::with_capacity(jobs.len());
+        let mut results: Vec<Result<Vec<String>, String>> = Vec::with_capacity(jobs.len());
         let begun = conn.execute_batch("BEGIN IMMEDIATE");
         match begun {
             Ok(()) => {
@@ -228,12 +311,13 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
                     // Each write in its own savepoint, so one failure leaves the others whole.
                     let r = conn
                         .execute_batch("SAVEPOINT w")
+                        .map_err(|e| e.to_string())
                         .and_then(|_| apply(&conn, op))
-                        .and_then(|_| conn.execute_batch("RELEASE w"));
+                        .and_then(|ids| conn.execute_batch("RELEASE w").map(|_| ids).map_err(|e| e.to_string()));
                     if r.is_err() {
                         let _ = conn.execute_batch("ROLLBACK TO w; RELEASE w");
                     }
-                    results.push(r.map_err(|e| e.to_string()));
+                    results.push(r);
                 }
                 if let Err(e) = conn.execute_batch("COMMIT") {
                     let _ = conn.execute_batch("ROLLBACK");
@@ -279,6 +363,7 @@ impl Store {
         }
         let w = connect(path)?;
         w.execute_batch(SCHEMA)?;
+        migrate(&w)?;
         // Checkpoints copy the WAL into the database file with an fsync; run them on their
         // own thread so that no turn waits behind one.
         w.pragma_update(None, "wal_autocheckpoint", 0)?;
@@ -318,21 +403,46 @@ impl Store {
     pub async fn write(&self, op: Op) -> Result<(), StoreError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
+        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError).map(|_| ())
+    }
+
+    /// Closes the rooms due (see [`Op::Expire`]), durably; the ids closed.
+    pub async fn expire(&self, now: u64, unclaimed_before: u64, idle_before: u64) -> Result<Vec<String>, StoreError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let op = Op::Expire { now, unclaimed_before, idle_before };
+        self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
         rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError)
     }
 
-    /// Every room whose game is not finished, rebuilt from its turns (at startup).
-    pub fn load_unfinished(&self, now: u64) -> Result<Vec<Room>, StoreError> {
+    /// Why a stored room was closed before its end (`unclaimed` or `abandoned`), if it was.
+    pub fn closed(&self, id: &str) -> Result<Option<String>, StoreError> {
         let c = self.read.lock().expect("store lock");
-        let ids: Vec<String> = c
-            .prepare("SELECT id FROM rooms WHERE finished IS NULL ORDER BY created")?
-            .query_map([], |r| r.get(0))?
+        let r = c.query_row("SELECT closed_reason FROM rooms WHERE id=?1 AND closed IS NOT NULL", [id], |r| r.get(0));
+        Ok(r.optional()?)
+    }
+
+    /// At startup: closes the rooms due (the time the server was down counts), then
+    /// rebuilds every room still in play from its turns, with its creator's address.
+    pub fn load_unfinished(
+        &self,
+        now: u64,
+        unclaimed_before: u64,
+        idle_before: u64,
+    ) -> Result<Vec<(Room, Option<std::net::IpAddr>)>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let closed = expire(&c, now, unclaimed_before, idle_before)?;
+        if !closed.is_empty() {
+            tracing::info!(rooms = closed.len(), "unclaimed or abandoned games closed");
+        }
+        let ids: Vec<(String, Option<String>)> = c
+            .prepare("SELECT id, creator_addr FROM rooms WHERE finished IS NULL AND closed IS NULL ORDER BY created")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         let mut rooms = Vec::with_capacity(ids.len());
-        for id in ids {
+        for (id, creator) in ids {
             // One bad room must not keep every other game from being served.
             match load(&c, &id, now) {
-                Ok(Some(r)) => rooms.push(r),
+                Ok(Some(r)) => rooms.push((r, creator.and_then(|a| a.parse().ok()))),
                 Ok(None) => {}
                 Err(e) => tracing::error!(room = %id, error = %e, "stored game skipped: it cannot be read back"),
             }
@@ -388,7 +498,7 @@ fn load(c: &Connection, id: &str, now: u64) -> Result<Option<Room>, StoreError> 
         .query_row(
             "SELECT ruleset, start, south_token, north_token, invite, south_claimed, north_claimed, south_name,
                     north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms
-             FROM rooms WHERE id=?1",
+             FROM rooms WHERE id=?1 AND closed IS NULL",
             [id],
             |r| {
                 Ok((
