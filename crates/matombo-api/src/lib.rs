@@ -78,6 +78,17 @@ impl ApiError {
     }
 }
 
+/// Error answers are cut to this many characters: an answer never echoes a whole bad input.
+pub const MAX_ERROR_CHARS: usize = 200;
+
+/// `s` cut to [`MAX_ERROR_CHARS`] characters (with `…` when cut).
+pub fn cut(s: &str) -> String {
+    match s.char_indices().nth(MAX_ERROR_CHARS) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}…", &s[..i]),
+    }
+}
+
 /// Reads a JSON request body with a clear message instead of serde's bare one.
 pub fn parse_body<T: for<'de> Deserialize<'de>>(body: &[u8]) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::bad(format!("malformed request body: {e}")))

@@ -131,17 +131,14 @@ pub(crate) fn candidate_starts(track: &[u16], n: usize, out: &mut [usize; MAX_TR
 }
 
 /// Bit `t` set where `track[t] >= lo && track[t] <= hi`, for `t < len`. Written over lanes
-/// of eight so that it compiles to vector compares, and over the lanes the track uses only
-/// (a 4x8 board's 16 holes are 2 of the 9 lanes: the rest cost most of a playout).
+/// of eight so that it compiles to vector compares.
 #[inline]
 fn mask_between(track: &[u16; MAX_TRACK], len: usize, lo: u16, hi: u16) -> u128 {
-    // One unsigned compare: `c - lo` wraps past `hi - lo` when `c < lo`.
-    let span = hi.wrapping_sub(lo);
     let mut m = 0u128;
-    for (i, chunk) in track[..len.div_ceil(8) * 8].chunks_exact(8).enumerate() {
+    for (i, chunk) in track.chunks_exact(8).enumerate() {
         let mut bits = 0u8;
         for (j, &c) in chunk.iter().enumerate() {
-            bits |= ((c.wrapping_sub(lo) <= span) as u8) << j;
+            bits |= ((c >= lo && c <= hi) as u8) << j;
         }
         m |= (bits as u128) << (8 * i);
     }

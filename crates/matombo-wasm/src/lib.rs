@@ -88,7 +88,7 @@ fn dispatch(request: &[u8], report: &mut dyn FnMut(&str)) -> Result<Value, ApiEr
 pub fn handle(request: &[u8], report: &mut dyn FnMut(&str)) -> String {
     let answer = match dispatch(request, report) {
         Ok(v) => serde_json::json!({ "ok": v }),
-        Err(e) => serde_json::json!({ "error": e.message, "status": e.kind.status() }),
+        Err(e) => serde_json::json!({ "error": matombo_api::cut(&e.message), "status": e.kind.status() }),
     };
     answer.to_string()
 }

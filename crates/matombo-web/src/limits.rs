@@ -47,16 +47,8 @@ impl Default for ServerLimits {
     }
 }
 
-/// Error bodies are cut to this many characters: an answer never echoes a whole bad input.
-pub const MAX_ERROR_CHARS: usize = 200;
-
-/// `s` cut to [`MAX_ERROR_CHARS`] characters (with `…` when cut).
-pub fn cut(s: &str) -> String {
-    match s.char_indices().nth(MAX_ERROR_CHARS) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}…", &s[..i]),
-    }
-}
+// The same cut as the page's engine: error answers agree byte for byte.
+pub use matombo_api::{cut, MAX_ERROR_CHARS};
 
 /// Open HTTP connections, in all and by address.
 #[derive(Default)]

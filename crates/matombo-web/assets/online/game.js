@@ -198,6 +198,7 @@ async function onTurn(v) {
   await offer();
 }
 
+let closed = false;
 async function handle(v) {
   switch (v.type) {
     case 'state': return onState(v);
@@ -214,6 +215,11 @@ async function handle(v) {
         $(`${side}-online`).textContent = p.online ? `● online${p.online > 1 ? ` ×${p.online}` : ''}${p.names.filter(Boolean).length ? ` (${p.names.filter(Boolean).join(', ')})` : ''}` : '○ offline';
       }
       $('spectators').textContent = `${v.spectators} watching`;
+      return;
+    case 'closed':
+      // The server closed the game unfinished (never claimed, or abandoned): no reconnecting.
+      closed = true;
+      $('status').textContent = v.message;
       return;
     case 'error':
       setError(v.message);
@@ -238,6 +244,7 @@ function connect(token) {
     queue = queue.then(() => handle(v)).catch((e) => setError(e.message));
   };
   ws.onclose = () => {
+    if (closed) return;
     $('status').textContent = 'Connection lost; reconnecting…';
     setTimeout(() => connect(token), retry);
     retry = Math.min(retry * 2, 10000);
