@@ -27,7 +27,7 @@ pub struct Args {
     /// Online play's database file (default: online.sqlite in the user's data directory).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// An origin (e.g. https://example.org) whose pages may post to the API and open the
+    /// An origin (e.g. `https://example.org`) whose pages may post to the API and open the
     /// WebSocket, besides the server's own; repeatable; `*` allows any.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
