@@ -130,16 +130,26 @@ pub(crate) fn candidate_starts(track: &[u16], n: usize, out: &mut [usize; MAX_TR
     k
 }
 
-/// Bit `t` set where `track[t] >= lo && track[t] <= hi`, for `t < len`. Written over lanes
-/// of eight so that it compiles to vector compares.
+/// Bit `t` set where `track[t] >= lo && track[t] <= hi`, for `t < len`.
+///
+/// This runs at every start of every turn, so it is written for the compiler: a flag byte
+/// per hole first (a plain loop over the whole array, which becomes a few wide compares
+/// whatever the board), then eight flags at a time gathered into eight bits by one
+/// multiply. Building the bits directly in the compare loop makes the compiler shuffle
+/// lanes around instead, at several times the cost.
 #[inline]
 fn mask_between(track: &[u16; MAX_TRACK], len: usize, lo: u16, hi: u16) -> u128 {
+    let mut flags = [0u8; MAX_TRACK];
+    for (f, &c) in flags.iter_mut().zip(track) {
+        *f = (c >= lo && c <= hi) as u8;
+    }
     let mut m = 0u128;
-    for (i, chunk) in track.chunks_exact(8).enumerate() {
-        let mut bits = 0u8;
-        for (j, &c) in chunk.iter().enumerate() {
-            bits |= ((c >= lo && c <= hi) as u8) << j;
-        }
+    for (i, chunk) in flags.chunks_exact(8).enumerate() {
+        let bytes = u64::from_le_bytes(chunk.try_into().expect("chunks of eight"));
+        // Byte k (0 or 1) times byte 7-k of the multiplier (2^(7-k)) lands on bit 56+k;
+        // every other product falls on a distinct lower bit or past bit 63, so nothing
+        // carries into the top byte.
+        let bits = bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56;
         m |= (bits as u128) << (8 * i);
     }
     m & ((1u128 << len) - 1)
@@ -153,8 +163,10 @@ pub(crate) fn candidate_mask(track: &[u16; MAX_TRACK], n: usize) -> u128 {
     if big != 0 {
         return big;
     }
-    let single = mask_between(track, len, 1, 1);
-    let empty = mask_between(track, len, 0, 0);
+    // With no hole of two or more, every occupied hole holds a single stone: one more
+    // pass gives both the singles and the empty holes.
+    let single = mask_between(track, len, 1, u16::MAX);
+    let empty = !single & ((1u128 << len) - 1);
     // A single stone at t may move when t+1 (wrapping at the end of the track) is empty.
     let next_empty = (empty >> 1) | ((empty & 1) << (len - 1));
     single & next_empty
