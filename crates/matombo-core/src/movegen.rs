@@ -520,10 +520,9 @@ impl Turn {
                 let mut cands = candidate_mask(&self.position().counts[mover.index()], n);
                 while cands != 0 {
                     let t = select_bit(cands, rng.random_range(0..cands.count_ones()));
-                    let backup = (self.position().counts[mover.index()], self.position().hash);
+                    // An endless sowing leaves the board as it was.
                     let end = self.sow_in_place(t, |_, _, _| {});
                     if end == SowEnd::Endless {
-                        self.commit(backup.0, backup.1);
                         cands &= !(1u128 << t);
                         continue;
                     }
@@ -537,14 +536,13 @@ impl Turn {
                 // A fair coin between continue and stop; when continue turns out to be
                 // illegal (E2, or endless by E1) the turn stops, as it must.
                 if !self.head_repeated() && rng.random_bool(0.5) {
-                    let backup = (self.position().counts[mover.index()], self.position().hash);
+                    // An endless sowing leaves the board as it was.
                     let end = self.sow_in_place(h.track(n), |_, _, _| {});
                     if end != SowEnd::Endless {
                         self.push_mark(true);
                         self.after_sowing(end, &mut |_| {});
                         return true;
                     }
-                    self.commit(backup.0, backup.1);
                 }
                 self.apply_legal(Decision::Stop, &mut |_| {});
                 true

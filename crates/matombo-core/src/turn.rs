@@ -471,16 +471,10 @@ impl Turn {
         self.after_sowing(end, events);
     }
 
-    /// Sows on the turn's own board. The caller has made sure the sowing ends, or keeps a
-    /// copy to restore.
+    /// Sows on the turn's own board. An endless sowing leaves the board unchanged.
     pub(crate) fn sow_in_place(&mut self, from: usize, on_lap: impl FnMut(usize, u16, usize)) -> SowEnd {
         // During a turn the board's side to move is the mover.
         self.pos.sow_own(from, on_lap)
-    }
-
-    pub(crate) fn commit(&mut self, track: [u16; MAX_TRACK], hash: u64) {
-        self.pos.counts[self.mover.index()] = track;
-        self.pos.hash = hash;
     }
 
     pub(crate) fn after_sowing(&mut self, end: SowEnd, events: &mut impl FnMut(Event)) {

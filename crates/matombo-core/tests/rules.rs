@@ -70,6 +70,30 @@ fn endless_nsolo_start_is_illegal() {
 }
 
 #[test]
+fn random_turns_skip_an_endless_start_and_leave_no_trace_of_it() {
+    // The position of `endless_nsolo_start_is_illegal`: a random turn that draws B8 sows it
+    // in place until the cycle is found, takes it back and draws again, so every random
+    // turn must be one of the legal turns, played exactly as `play` plays its token.
+    use rand::SeedableRng;
+    let p = pos("nsolo:8 2*8/2*8/0,1,0,3,2,0,1,2/1,2,1,0,1,0,1,2 S");
+    let legal: Vec<(String, Position)> = p.turns().map(|(t, q)| (t.to_string(), q)).collect();
+    let mut starts = std::collections::BTreeSet::new();
+    for seed in 0..200 {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut turn = p.begin_turn();
+        while !turn.is_complete() {
+            assert!(turn.apply_random(&mut rng));
+        }
+        let token = turn.token().unwrap();
+        starts.insert(token.start.to_string());
+        let after = turn.into_position().unwrap();
+        assert!(legal.contains(&(token.to_string(), after.clone())), "{token}");
+        assert_eq!(after.hash(), after.full_hash());
+    }
+    assert!(!starts.contains("B8"));
+}
+
+#[test]
 fn single_stones_only_into_empty_holes() {
     // South has only single stones: B1 (next hole B2 occupied) may not move, B2 may
     // (B3 empty), A1 may (its next hole B1 is occupied, so no), A3 may (next A2 empty).
