@@ -9,7 +9,7 @@ use crate::position::{Position, MAX_TRACK};
 use crate::ruleset::GameKind;
 use crate::sow::{SowEnd, Sower};
 use crate::token::{Decision, Token};
-use crate::turn::{candidate_mask, candidate_starts, select_bit, Phase, Turn};
+use crate::turn::{candidate_mask, candidate_starts, count_bits, select_bit, Phase, Turn};
 
 impl Position {
     /// Turns a token into the decisions it stands for, checking every one against the
@@ -519,7 +519,7 @@ impl Turn {
                 // legal starts while sowing only the one chosen.
                 let mut cands = candidate_mask(&self.position().counts[mover.index()], n);
                 while cands != 0 {
-                    let t = select_bit(cands, rng.random_range(0..cands.count_ones()));
+                    let t = select_bit(cands, rng.random_range(0..count_bits(cands)));
                     // An endless sowing leaves the board as it was.
                     let end = self.sow_in_place(t, |_, _, _| {});
                     if end == SowEnd::Endless {
@@ -549,7 +549,7 @@ impl Turn {
             }
             Phase::Bonus { .. } => {
                 let picks = self.pick_mask();
-                let k = picks.count_ones();
+                let k = count_bits(picks);
                 let tsoro = self.position().ruleset.kind() == GameKind::Tsoro;
                 // Tsoro offers `done` after the picks.
                 let choice = rng.random_range(0..k + tsoro as u32);
