@@ -1,5 +1,7 @@
 //! A turn in progress, played one decision at a time (RULES.md §2–§4, §6.4).
 
+use core::ops::{BitAnd, BitOr, Not, Shl, Shr, Sub};
+
 use crate::error::IllegalError;
 use crate::hole::{Hole, Side};
 use crate::position::{Position, MAX_TRACK};
@@ -130,46 +132,88 @@ pub(crate) fn candidate_starts(track: &[u16], n: usize, out: &mut [usize; MAX_TR
     k
 }
 
-/// Bit `t` set where `track[t] >= lo && track[t] <= hi`, for `t < len`.
+/// The candidate starts (see [`candidate_starts`]) as a bit set over track positions.
 ///
-/// This runs at every start of every turn, so it is written for the compiler: a flag byte
-/// per hole first (a plain loop over the whole array, which becomes a few wide compares
-/// whatever the board), then eight flags at a time gathered into eight bits by one
-/// multiply. Building the bits directly in the compare loop makes the compiler shuffle
-/// lanes around instead, at several times the cost.
+/// This runs at every start of every turn, so the bit sets are built many holes at a time,
+/// over a number of holes fixed at compile time for each class of board: a loop whose
+/// bound depends on the board is neither unrolled nor vectorised, and comparing all 72
+/// holes of the largest board on a small one wastes most of the work. Tracks of up to 44
+/// holes (every Tsoro board) go four holes to a 64-bit word; longer ones (large Nsolo
+/// boards) eight at a time in vector compares.
 #[inline]
-fn mask_between(track: &[u16; MAX_TRACK], len: usize, lo: u16, hi: u16) -> u128 {
+pub(crate) fn candidate_mask(track: &[u16; MAX_TRACK], n: usize) -> u128 {
+    let len = 2 * n;
+    if len <= 16 {
+        candidates_from(len, |k| words_at_least::<4>(track, len, k)) as u128
+    } else if len <= 44 {
+        candidates_from(len, |k| words_at_least::<11>(track, len, k)) as u128
+    } else {
+        candidates_from(len, |k| lanes_at_least(track, len, k))
+    }
+}
+
+/// The candidate starts from `at_least(k)`, the set of holes holding `k` stones or more,
+/// in a 64-bit set where the track fits (shifts of 128-bit sets take several instructions).
+#[inline(always)]
+fn candidates_from<M>(len: usize, at_least: impl Fn(u16) -> M) -> M
+where
+    M: Copy + PartialEq + From<u8> + Not<Output = M> + BitAnd<Output = M> + BitOr<Output = M>,
+    M: Shl<usize, Output = M> + Shr<usize, Output = M> + Sub<Output = M>,
+{
+    let (zero, one) = (M::from(0), M::from(1));
+    let big = at_least(2);
+    if big != zero {
+        return big;
+    }
+    // With no hole of two or more, every occupied hole holds a single stone.
+    let single = at_least(1);
+    let empty = !single & ((one << len) - one);
+    // A single stone at t may move when t+1 (wrapping at the end of the track) is empty.
+    let next_empty = (empty >> 1) | ((empty & one) << (len - 1));
+    single & next_empty
+}
+
+/// Bit `t` set where `track[t] >= k`, for `t < len <= 4 * W <= 64`, four holes to a word.
+#[inline(always)]
+fn words_at_least<const W: usize>(track: &[u16; MAX_TRACK], len: usize, k: u16) -> u64 {
+    // Adding 0x8000 - k to a count sets its bit 15 exactly when it is at least k; counts
+    // stay far below 0x8000, so no lane carries into the next.
+    let add = (0x8000 - k as u64) * 0x0001_0001_0001_0001;
+    let mut m = 0u64;
+    for (i, holes) in track[..4 * W].chunks_exact(4).enumerate() {
+        let mut word = 0u64;
+        for (j, &c) in holes.iter().enumerate() {
+            word |= (c as u64) << (16 * j);
+        }
+        let top = ((word + add) >> 15) & 0x0001_0001_0001_0001;
+        // Lane j's bit (bit 16j) times 2^(48-15j) lands on bit 48+j; every other product
+        // falls on a distinct bit below 48 or past 63, so nothing carries into them.
+        let bits = (top.wrapping_mul(0x0001_0002_0004_0008) >> 48) & 0xf;
+        m |= bits << (4 * i);
+    }
+    m & ((1u64 << len) - 1)
+}
+
+/// Bit `t` set where `track[t] >= k`, for `t < len`, over the whole array: a flag byte per
+/// hole first (a loop the compiler turns into a few wide compares), then eight flags at a
+/// time gathered into eight bits by one multiply. Building the bits directly in the
+/// compare loop makes the compiler shuffle lanes around instead, at several times the cost.
+#[inline(always)]
+fn lanes_at_least(track: &[u16; MAX_TRACK], len: usize, k: u16) -> u128 {
     let mut flags = [0u8; MAX_TRACK];
     for (f, &c) in flags.iter_mut().zip(track) {
-        *f = (c >= lo && c <= hi) as u8;
+        *f = (c >= k) as u8;
     }
     let mut m = 0u128;
     for (i, chunk) in flags.chunks_exact(8).enumerate() {
         let bytes = u64::from_le_bytes(chunk.try_into().expect("chunks of eight"));
-        // Byte k (0 or 1) times byte 7-k of the multiplier (2^(7-k)) lands on bit 56+k;
+        // Byte j (0 or 1) times byte 7-j of the multiplier (2^(7-j)) lands on bit 56+j;
         // every other product falls on a distinct lower bit or past bit 63, so nothing
         // carries into the top byte.
         let bits = bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56;
         m |= (bits as u128) << (8 * i);
     }
     m & ((1u128 << len) - 1)
-}
-
-/// The candidate starts (see [`candidate_starts`]) as a bit set over track positions.
-#[inline]
-pub(crate) fn candidate_mask(track: &[u16; MAX_TRACK], n: usize) -> u128 {
-    let len = 2 * n;
-    let big = mask_between(track, len, 2, u16::MAX);
-    if big != 0 {
-        return big;
-    }
-    // With no hole of two or more, every occupied hole holds a single stone: one more
-    // pass gives both the singles and the empty holes.
-    let single = mask_between(track, len, 1, u16::MAX);
-    let empty = !single & ((1u128 << len) - 1);
-    // A single stone at t may move when t+1 (wrapping at the end of the track) is empty.
-    let next_empty = (empty >> 1) | ((empty & 1) << (len - 1));
-    single & next_empty
 }
 
 /// The number of set bits of `m`. Counting bits is a dozen instructions a word on
