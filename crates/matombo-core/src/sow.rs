@@ -93,6 +93,7 @@ impl Sower<'_> {
         }
         end
     }
+
     /// One lap from `t`: `Ok(next lap start)` for a relay, `Err(end)` when the sowing stops.
     #[inline(always)]
     fn step(&mut self, t: usize, on_lap: &mut impl FnMut(usize, u16, usize)) -> Result<usize, SowEnd> {

@@ -176,8 +176,8 @@ where
 /// Bit `t` set where `track[t] >= k`, for `t < len <= 4 * W <= 64`, four holes to a word.
 #[inline(always)]
 fn words_at_least<const W: usize>(track: &[u16; MAX_TRACK], len: usize, k: u16) -> u64 {
-    // Adding 0x8000 - k to a count sets its bit 15 exactly when it is at least k; counts
-    // stay far below 0x8000, so no lane carries into the next.
+    // Adding 0x8000 - k to a count sets its bit 15 exactly when it is at least k; a count
+    // is at most the ruleset's stones (a few hundred), so no lane carries into the next.
     let add = (0x8000 - k as u64) * 0x0001_0001_0001_0001;
     let mut m = 0u64;
     for (i, holes) in track[..4 * W].chunks_exact(4).enumerate() {
