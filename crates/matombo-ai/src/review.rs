@@ -258,11 +258,7 @@ pub fn classify(game: &Game, scores: &[Option<PositionScore>]) -> Review {
         let after = mover[i + 1].map(|s| -s);
         // The best turn played (or one reaching the same position) loses nothing by definition.
         let same = scored.is_some_and(|s| positions[i].play(&s.best).is_ok_and(|p| p == positions[i + 1]));
-        let loss = if same {
-            Some(0)
-        } else {
-            before.zip(after).map(|(b, a)| (clipped(b) - clipped(a)).max(0))
-        };
+        let loss = if same { Some(0) } else { before.zip(after).map(|(b, a)| (clipped(b) - clipped(a)).max(0)) };
         turns.push(TurnReview {
             side: positions[i].side_to_move(),
             played: played.clone(),
@@ -345,5 +341,129 @@ pub fn annotate(record: &mut Record, review: &Review) {
     }
     while record.annotations.last().is_some_and(|a| a.is_empty()) {
         record.annotations.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use matombo_core::Position;
+
+    /// A tsoro:8 game of three turns.
+    fn game() -> Game {
+        let mut g = Game::new(Position::start("tsoro:8".parse().unwrap()));
+        for t in ["B2=", "b2=", "B7"] {
+            g.play(&t.parse().unwrap()).unwrap();
+        }
+        g
+    }
+
+    /// A score whose best turn is `best`, or the first legal turn.
+    fn scored(pos: &Position, score: i32, best: Option<&str>) -> Option<PositionScore> {
+        let best: Token = match best {
+            Some(b) => b.parse().unwrap(),
+            None => pos.turns().next().unwrap().0,
+        };
+        Some(PositionScore { score, pv: vec![best.clone()], best, depth: 1, nodes: 1 })
+    }
+
+    #[test]
+    fn losses_are_differences_of_clipped_scores_never_negative() {
+        let g = game();
+        let p = g.positions();
+        // South's B2= against a best of B1 (+1.00); after it North has +2.00, so B2= scores
+        // -2.00 for South: a loss of 3 stones, a mistake.
+        let scores = vec![
+            scored(&p[0], 100, Some("B1")),
+            scored(&p[1], 200, Some("b1")),
+            scored(&p[2], -9_000, Some("B1+")),
+            scored(&p[3], MATE - 5, None),
+        ];
+        let r = classify(&g, &scores);
+        assert_eq!(r.turns[0].loss, Some(300));
+        assert_eq!(r.turns[0].class, Some(Class::Mistake));
+        // North's b2=: best +2.00, played leaves South at -90 (clipped to -20): better
+        // than the best by the engine's later look, so no loss.
+        assert_eq!(r.turns[1].loss, Some(0));
+        // South's B7 from -20 (clipped) into a proven loss (-20 too): nothing lost.
+        assert_eq!(r.turns[2].after, Some(-(MATE - 5)));
+        assert_eq!(r.turns[2].loss, Some(0));
+        assert_eq!(r.south, vec![Some(100), Some(-200), Some(-9_000), Some(-(MATE - 5))]);
+        assert_eq!(r.south_summary.turns, 2);
+        assert_eq!(r.south_summary.mistakes, 1);
+        assert_eq!(r.south_summary.accuracy, Some((50.0 + 100.0) / 2.0));
+        assert_eq!(r.north_summary.accuracy, Some(100.0));
+    }
+
+    #[test]
+    fn throwing_away_a_proven_win_is_a_blunder_a_slower_win_is_not() {
+        let g = game();
+        let p = g.positions();
+        let mut scores = vec![scored(&p[0], MATE - 9, Some("B1")), scored(&p[1], 1_500, Some("b1"))];
+        let r = classify(&g, &scores);
+        assert_eq!(r.turns[0].loss, Some(CLIP + 1_500));
+        assert_eq!(r.turns[0].class, Some(Class::Blunder));
+        scores[1] = scored(&p[1], -(MATE - 12), Some("b1"));
+        assert_eq!(classify(&g, &scores).turns[0].loss, Some(0));
+    }
+
+    #[test]
+    fn the_best_turn_played_loses_nothing_and_missing_scores_leave_turns_unknown() {
+        let g = game();
+        let p = g.positions();
+        // B2= is the engine's best, though the next search thinks less of it.
+        let scores = vec![scored(&p[0], 500, Some("B2=")), scored(&p[1], 100, Some("b1")), None];
+        let r = classify(&g, &scores);
+        assert_eq!(r.turns[0].loss, Some(0));
+        assert_eq!(r.turns[1].loss, None);
+        assert_eq!(r.turns[2].loss, None);
+        assert_eq!(r.north_summary, SideSummary::default());
+        assert_eq!(r.south[3], None);
+    }
+
+    #[test]
+    fn a_finished_game_scores_its_last_position_by_the_rules() {
+        // North, without a stone, has no legal turn after South's: South won.
+        let start: Position = "tsoro:6 0*6/0*6/2,0*5/0*6 S".parse().unwrap();
+        let mut g = Game::new(start);
+        let (t, _) = g.position().turns().next().unwrap();
+        g.play(&t).unwrap();
+        assert!(g.is_over());
+        let scores =
+            score_game(&g, Limits { depth: Some(2), ..Limits::default() }, &AtomicBool::new(false), &mut |_, _| {});
+        assert!(scores[1].is_none());
+        let r = classify(&g, &scores);
+        assert_eq!(r.south[1], Some(MATE));
+        assert_eq!(r.turns[0].loss, Some(0));
+        assert_eq!(eval_of(MATE), None);
+        assert_eq!(eval_of(MATE - 3), Some(Eval::Proven(3)));
+        assert_eq!(eval_of(-(MATE - 3)), Some(Eval::Proven(-3)));
+        assert_eq!(eval_of(-125), Some(Eval::Score(-125)));
+    }
+
+    #[test]
+    fn annotate_replaces_the_reviews_marks_and_keeps_notes() {
+        let g = game();
+        let p = g.positions();
+        let scores =
+            vec![scored(&p[0], 100, Some("B1")), scored(&p[1], 900, Some("b1")), scored(&p[2], 0, Some("B1+")), None];
+        let r = classify(&g, &scores);
+        let mut record = Record::new(g);
+        record.annotation_mut(0).quality = Some(Quality::Good);
+        record.annotation_mut(0).comments = vec![Comment::text("my idea"), Comment::eval(Eval::Score(5))];
+        annotate(&mut record, &r);
+        let a = record.annotation(0).unwrap();
+        assert_eq!(a.quality, Some(Quality::Blunder));
+        assert_eq!(a.comments[0], Comment::text("my idea"));
+        assert_eq!(a.comments[1].eval, Some(Eval::Score(-900)));
+        assert!(a.comments[1].text.starts_with("best: B1 pv: B1"), "{}", a.comments[1].text);
+        // North's reply is scored on both sides; South's last turn is not.
+        assert_eq!(record.annotation(1).unwrap().comments[0].eval, Some(Eval::Score(0)));
+        assert!(record.annotation(2).is_none());
+        let text = record.to_string();
+        assert!(text.contains("1. B2=?? {my idea} {[%eval -9.00] best: B1 pv: B1}"), "{text}");
+        let mut again = record.clone();
+        annotate(&mut again, &r);
+        assert_eq!(again.annotations, record.annotations);
     }
 }

@@ -343,3 +343,85 @@ pub fn review_record(req: &ReviewRequest) -> Result<ExportAnswer, ApiError> {
     review::annotate(&mut record, &r);
     Ok(ExportAnswer { record: record.to_string() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(moves: &[&str], scores: Vec<Option<PositionScoreJson>>) -> ReviewRequest {
+        ReviewRequest {
+            start: "tsoro:8".into(),
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            resigned: None,
+            tags: BTreeMap::new(),
+            scores,
+        }
+    }
+
+    fn score_of(moves: &[&str]) -> PositionScoreJson {
+        let req = ReviewPositionRequest {
+            start: "tsoro:8".into(),
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            nodes: Some(3000),
+            time_ms: None,
+        };
+        review_position(&req).unwrap()
+    }
+
+    #[test]
+    fn scores_fed_back_give_the_review_and_its_record() {
+        let moves = ["B2=", "b2=", "B7"];
+        let scores: Vec<_> = (0..=moves.len()).map(|i| Some(score_of(&moves[..i]))).collect();
+        // As the page sends it: the answers of review_position, through JSON.
+        let text =
+            serde_json::to_string(&serde_json::json!({"start": "tsoro:8", "moves": moves, "scores": scores})).unwrap();
+        let req: ReviewRequest = crate::parse_body(text.as_bytes()).unwrap();
+        let a = review(&req).unwrap();
+        assert_eq!(a.positions.len(), 4);
+        assert_eq!(a.turns.len(), 3);
+        assert_eq!((a.turns[0].number, a.turns[1].number, a.turns[2].number), (1, 1, 2));
+        assert_eq!(a.south.turns + a.north.turns, 3);
+        for (p, s) in a.positions.iter().zip(&scores) {
+            assert_eq!(p.score, Some(s.as_ref().unwrap().score));
+            assert_eq!(p.best.as_deref(), Some(s.as_ref().unwrap().best.as_str()));
+        }
+        let record: Record = review_record(&req).unwrap().record.parse().unwrap();
+        assert_eq!(record.game.moves().len(), 3);
+        for (i, t) in a.turns.iter().enumerate() {
+            let ann = record.annotation(i);
+            assert_eq!(ann.and_then(|x| x.quality).map(|q| q.as_str()), t.suffix);
+            assert_eq!(ann.and_then(|x| x.eval()).map(|e| e.to_string()), t.eval);
+        }
+    }
+
+    #[test]
+    fn a_stopped_review_classifies_what_was_scored() {
+        let a = review(&request(&["B2=", "b2="], vec![Some(score_of(&[])), Some(score_of(&["B2="]))])).unwrap();
+        assert!(a.turns[0].loss.is_some());
+        assert_eq!(a.turns[1].loss, None);
+        assert_eq!(a.positions[2].score, None);
+        assert_eq!(a.north.accuracy, None);
+    }
+
+    #[test]
+    fn bad_scores_are_refused() {
+        let s = score_of(&[]);
+        let too_many = request(&[], vec![Some(s.clone()), None]);
+        assert_eq!(review(&too_many).unwrap_err().kind, crate::ErrorKind::Malformed);
+        let illegal = PositionScoreJson { best: "A1".into(), ..s.clone() };
+        let e = review(&request(&[], vec![Some(illegal)])).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Illegal);
+        assert!(e.message.contains("position 0"), "{e}");
+        let bad_pv = PositionScoreJson { pv: vec!["B2=".into(), "B2=".into()], ..s };
+        assert_eq!(review_record(&request(&[], vec![Some(bad_pv)])).unwrap_err().kind, crate::ErrorKind::Illegal);
+        let zero = ReviewPositionRequest { start: "tsoro:8".into(), moves: vec![], nodes: Some(0), time_ms: None };
+        assert_eq!(review_position(&zero).unwrap_err().kind, crate::ErrorKind::Malformed);
+        let over = ReviewPositionRequest {
+            start: "tsoro:6 0*6/0*6/2,0*5/0*6 S".into(),
+            moves: vec!["A1".into()],
+            nodes: None,
+            time_ms: None,
+        };
+        assert_eq!(review_position(&over).unwrap_err().kind, crate::ErrorKind::Illegal);
+    }
+}

@@ -76,11 +76,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => Limits { nodes: Some(args.nodes.unwrap_or(review::DEFAULT_NODES)), ..Limits::default() },
     };
     let game = &record.game;
-    let bar = super::progress(
-        game.positions().len() as u64,
-        "{bar:40} {pos}/{len} positions  {elapsed_precise} (eta {eta})",
-    );
-    let scores = review::score_game(game, limits, &AtomicBool::new(false), &mut |done, _| bar.set_position(done as u64));
+    let bar =
+        super::progress(game.positions().len() as u64, "{bar:40} {pos}/{len} positions  {elapsed_precise} (eta {eta})");
+    let scores =
+        review::score_game(game, limits, &AtomicBool::new(false), &mut |done, _| bar.set_position(done as u64));
     bar.finish_and_clear();
     let r = review::classify(game, &scores);
     let mut annotated = record.clone();
