@@ -11,10 +11,11 @@
 //!    each turn's loss against the engine's best, its class, and counts and an accuracy
 //!    per side; [`annotate`] writes the result into a record (RULES.md §6.5).
 //!
-//! A turn's loss is the score of the position before it (the engine's best, from the
-//! mover's view) less the score of the turn played (the negated score of the position
-//! after it, searched at the same budget), both clipped to ±[`CLIP`], never below zero;
-//! a turn that leads to the position the engine's best leads to loses nothing. A proven
+//! A turn's loss is the score of the engine's best turn less the score of the turn
+//! played, both from the mover's view, clipped to ±[`CLIP`], never below zero; each turn
+//! is scored by a search of the position it leads to (negated), at the same budget, so
+//! that the two are measured alike (see [`PositionScore::reply`]). A turn that leads to
+//! the position the engine's best leads to loses nothing. A proven
 //! win counts as `+CLIP`, a proven loss as `-CLIP`, so that throwing away a won game is a
 //! blunder while choosing a slower win is not.
 //!
@@ -71,11 +72,17 @@ pub struct PositionScore {
     pub depth: u32,
     /// Nodes searched.
     pub nodes: u64,
+    /// Where the turn played here is not `best`: the score of the position `best` leads
+    /// to, for the side to move there, searched at the same budget. The turn played is
+    /// judged by the score of the position it leads to; comparing that with this one
+    /// rather than with `score` compares two searches of the same side to move at the same
+    /// budget, so that the swing between odd and even depths does not count as a loss.
+    pub reply: Option<i32>,
 }
 
-/// Searches one position of a game within `limits` as a review does (fresh engine, seed
-/// [`SEED`], default table); `history` is the game's positions before it (Nsolo's
-/// repetitions). `None` if the side to move has no legal turn.
+/// Searches one position within `limits` as a review does (fresh engine, seed [`SEED`],
+/// default table); `history` is the game's positions before it (Nsolo's repetitions).
+/// `None` if the side to move has no legal turn.
 pub fn score_position(
     pos: &Position,
     history: &[Position],
@@ -85,30 +92,51 @@ pub fn score_position(
     let mut engine = Engine::new(SEED).with_hash_mib(DEFAULT_HASH_MIB);
     let lines = engine.search_lines(pos, limits, stop, history, SearchOptions::default(), &mut |_| {});
     let r = lines.into_iter().next()?;
-    Some(PositionScore { score: r.score, best: r.best, pv: r.pv, depth: r.depth, nodes: r.nodes })
+    Some(PositionScore { score: r.score, best: r.best, pv: r.pv, depth: r.depth, nodes: r.nodes, reply: None })
 }
 
-/// Scores every position of `game` (the start, and the position after each turn), in
-/// order, calling `progress(done, total)` after each. A position where the game is over by
-/// the rules is not searched (its score follows from the rules), and neither is any
-/// position once `stop` is set: both are `None`.
+/// Scores position `index` of `game` (0 is the start) within `limits`, with
+/// [`PositionScore::reply`] when the game goes on from there by another turn than the
+/// engine's best. `None` where the game is over by the rules (its score follows from them).
+pub fn score_at(game: &Game, index: usize, limits: Limits, stop: &AtomicBool) -> Option<PositionScore> {
+    if terminal_score(game, index).is_some() {
+        return None;
+    }
+    let positions = game.positions();
+    let pos = &positions[index];
+    let mut s = score_position(pos, &positions[..index], limits, stop)?;
+    let Some(next) = positions.get(index + 1) else {
+        return Some(s);
+    };
+    let reached = pos.play(&s.best).ok()?;
+    if reached != *next {
+        let mut g = Game::new(game.start().clone());
+        for m in &game.moves()[..index] {
+            g.play(m).ok()?;
+        }
+        g.play(&s.best).ok()?;
+        let last = g.positions().len() - 1;
+        s.reply = terminal_score(&g, last)
+            .or_else(|| score_position(g.position(), &g.positions()[..last], limits, stop).map(|r| r.score));
+    }
+    Some(s)
+}
+
+/// Scores every position of `game` (the start, and the position after each turn) with
+/// [`score_at`], in order, calling `progress(done, total)` after each; once `stop` is set
+/// the positions left are `None`.
 pub fn score_game(
     game: &Game,
     limits: Limits,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Option<PositionScore>> {
-    let positions = game.positions();
-    let mut scores = Vec::with_capacity(positions.len());
-    for (i, pos) in positions.iter().enumerate() {
-        let over = terminal_score(game, i).is_some();
-        let s = if over || stop.load(Ordering::Relaxed) {
-            None
-        } else {
-            score_position(pos, &positions[..i], limits, stop)
-        };
+    let total = game.positions().len();
+    let mut scores = Vec::with_capacity(total);
+    for i in 0..total {
+        let s = if stop.load(Ordering::Relaxed) { None } else { score_at(game, i, limits, stop) };
         scores.push(s);
-        progress(i + 1, positions.len());
+        progress(i + 1, total);
     }
     scores
 }
@@ -183,6 +211,9 @@ pub struct TurnReview {
     pub pv: Vec<Token>,
     /// The score of the position before the turn (the best turn's), mover's view.
     pub before: Option<i32>,
+    /// The score of the best turn measured as `after` is: the position it leads to,
+    /// negated ([`PositionScore::reply`]); `before` where that was not searched.
+    pub best_after: Option<i32>,
     /// The score of the turn played (the position after it, negated), mover's view.
     pub after: Option<i32>,
     /// What the turn lost against the best, hundredths of a stone (see the module); `None`
@@ -258,13 +289,15 @@ pub fn classify(game: &Game, scores: &[Option<PositionScore>]) -> Review {
         let after = mover[i + 1].map(|s| -s);
         // The best turn played (or one reaching the same position) loses nothing by definition.
         let same = scored.is_some_and(|s| positions[i].play(&s.best).is_ok_and(|p| p == positions[i + 1]));
-        let loss = if same { Some(0) } else { before.zip(after).map(|(b, a)| (clipped(b) - clipped(a)).max(0)) };
+        let best_after = if same { after } else { scored.and_then(|s| s.reply).map(|r| -r).or(before) };
+        let loss = if same { Some(0) } else { best_after.zip(after).map(|(b, a)| (clipped(b) - clipped(a)).max(0)) };
         turns.push(TurnReview {
             side: positions[i].side_to_move(),
             played: played.clone(),
             best: scored.map(|s| s.best.clone()),
             pv: scored.map_or_else(Vec::new, |s| s.pv.clone()),
             before,
+            best_after,
             after,
             loss,
             class: loss.and_then(Class::of),
@@ -364,7 +397,7 @@ mod tests {
             Some(b) => b.parse().unwrap(),
             None => pos.turns().next().unwrap().0,
         };
-        Some(PositionScore { score, pv: vec![best.clone()], best, depth: 1, nodes: 1 })
+        Some(PositionScore { score, pv: vec![best.clone()], best, depth: 1, nodes: 1, reply: None })
     }
 
     #[test]

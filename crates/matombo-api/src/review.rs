@@ -28,6 +28,10 @@ pub struct ReviewPositionRequest {
     /// repetitions).
     #[serde(default)]
     pub moves: Vec<String>,
+    /// The turn played from the position, if the game went on: when it is not the
+    /// engine's best, the position the best leads to is searched too (`reply`).
+    #[serde(default)]
+    pub played: Option<String>,
     /// Node budget (default [`review::DEFAULT_NODES`] when no budget is given).
     #[serde(default)]
     pub nodes: Option<u64>,
@@ -58,12 +62,19 @@ pub struct PositionScoreJson {
     /// Milliseconds spent.
     #[serde(default)]
     pub ms: u64,
+    /// Where the turn played is not `best`: the score of the position `best` leads to,
+    /// for the side to move there, at the same budget (what the turn played is compared
+    /// with). Without it a turn is compared with `score`, which swings with the parity of
+    /// the depth reached.
+    #[serde(default)]
+    pub reply: Option<i32>,
 }
 
 /// Scores the position after `req.moves` as `matombo review` does (one search, seed 1, a
 /// fresh default table; the same score `matombo analyse` gives at the same node budget).
 pub fn review_position(req: &ReviewPositionRequest) -> Result<PositionScoreJson, ApiError> {
     let game = replay(&req.start, &req.moves)?;
+    let index = req.moves.len();
     if let Some(o) = game.outcome() {
         return Err(ApiError::illegal(format!("the game is over ({o}): the review needs no score here")));
     }
@@ -76,9 +87,11 @@ pub fn review_position(req: &ReviewPositionRequest) -> Result<PositionScoreJson,
             Limits { nodes, time: ms.map(|ms| Duration::from_millis(ms.min(MAX_REVIEW_MS))), depth: None }
         }
     };
+    let mut moves = req.moves.clone();
+    moves.extend(req.played.iter().cloned());
+    let game = replay(&req.start, &moves)?;
     let started = Instant::now();
-    let (pos, history) = game.positions().split_last().expect("a game has a position");
-    let s = review::score_position(pos, history, limits, &AtomicBool::new(false))
+    let s = review::score_at(&game, index, limits, &AtomicBool::new(false))
         .ok_or_else(|| ApiError::illegal("the side to move has no legal turn"))?;
     Ok(PositionScoreJson {
         score: s.score,
@@ -87,6 +100,7 @@ pub fn review_position(req: &ReviewPositionRequest) -> Result<PositionScoreJson,
         depth: s.depth,
         nodes: s.nodes,
         ms: started.elapsed().as_millis() as u64,
+        reply: s.reply,
     })
 }
 
@@ -162,8 +176,11 @@ pub struct TurnJson {
     pub best: Option<String>,
     /// The engine's principal variation there.
     pub pv: Vec<String>,
-    /// Score of the best turn, for the mover.
+    /// Score of the position before it (the best turn's), for the mover.
     pub before: Option<i32>,
+    /// Score of the best turn measured as `after` is (the position it leads to, negated;
+    /// `before` without a `reply`).
+    pub best_after: Option<i32>,
     /// Score of the turn played, for the mover.
     pub after: Option<i32>,
     /// What it lost, hundredths of a stone.
@@ -262,7 +279,7 @@ fn read_scores(game: &Game, scores: &[Option<PositionScoreJson>]) -> Result<Vec<
             p = p.play(&t).map_err(|e| at(format!("principal variation turn {m}: {e}")))?;
             pv.push(t);
         }
-        out.push(Some(PositionScore { score: s.score, best, pv, depth: s.depth, nodes: s.nodes }));
+        out.push(Some(PositionScore { score: s.score, best, pv, depth: s.depth, nodes: s.nodes, reply: s.reply }));
     }
     Ok(out)
 }
@@ -302,6 +319,7 @@ pub fn answer(game: &Game, scores: &[Option<PositionScore>], r: &Review) -> Revi
             best: t.best.as_ref().map(|b| b.to_string()),
             pv: t.pv.iter().map(|m| m.to_string()).collect(),
             before: t.before,
+            best_after: t.best_after,
             after: t.after,
             loss: t.loss,
             class: t.class.map(Class::name),
@@ -358,10 +376,12 @@ mod tests {
         }
     }
 
-    fn score_of(moves: &[&str]) -> PositionScoreJson {
+    /// The score of position `i` of a game, with the turn played there.
+    fn score_at(game: &[&str], i: usize) -> PositionScoreJson {
         let req = ReviewPositionRequest {
             start: "tsoro:8".into(),
-            moves: moves.iter().map(|m| m.to_string()).collect(),
+            moves: game[..i].iter().map(|m| m.to_string()).collect(),
+            played: game.get(i).map(|m| m.to_string()),
             nodes: Some(3000),
             time_ms: None,
         };
@@ -371,7 +391,7 @@ mod tests {
     #[test]
     fn scores_fed_back_give_the_review_and_its_record() {
         let moves = ["B2=", "b2=", "B7"];
-        let scores: Vec<_> = (0..=moves.len()).map(|i| Some(score_of(&moves[..i]))).collect();
+        let scores: Vec<_> = (0..=moves.len()).map(|i| Some(score_at(&moves, i))).collect();
         // As the page sends it: the answers of review_position, through JSON.
         let text =
             serde_json::to_string(&serde_json::json!({"start": "tsoro:8", "moves": moves, "scores": scores})).unwrap();
@@ -396,7 +416,11 @@ mod tests {
 
     #[test]
     fn a_stopped_review_classifies_what_was_scored() {
-        let a = review(&request(&["B2=", "b2="], vec![Some(score_of(&[])), Some(score_of(&["B2="]))])).unwrap();
+        let a = review(&request(
+            &["B2=", "b2="],
+            vec![Some(score_at(&["B2=", "b2="], 0)), Some(score_at(&["B2=", "b2="], 1))],
+        ))
+        .unwrap();
         assert!(a.turns[0].loss.is_some());
         assert_eq!(a.turns[1].loss, None);
         assert_eq!(a.positions[2].score, None);
@@ -405,7 +429,7 @@ mod tests {
 
     #[test]
     fn bad_scores_are_refused() {
-        let s = score_of(&[]);
+        let s = score_at(&[], 0);
         let too_many = request(&[], vec![Some(s.clone()), None]);
         assert_eq!(review(&too_many).unwrap_err().kind, crate::ErrorKind::Malformed);
         let illegal = PositionScoreJson { best: "A1".into(), ..s.clone() };
@@ -414,11 +438,18 @@ mod tests {
         assert!(e.message.contains("position 0"), "{e}");
         let bad_pv = PositionScoreJson { pv: vec!["B2=".into(), "B2=".into()], ..s };
         assert_eq!(review_record(&request(&[], vec![Some(bad_pv)])).unwrap_err().kind, crate::ErrorKind::Illegal);
-        let zero = ReviewPositionRequest { start: "tsoro:8".into(), moves: vec![], nodes: Some(0), time_ms: None };
+        let zero = ReviewPositionRequest {
+            start: "tsoro:8".into(),
+            moves: vec![],
+            played: None,
+            nodes: Some(0),
+            time_ms: None,
+        };
         assert_eq!(review_position(&zero).unwrap_err().kind, crate::ErrorKind::Malformed);
         let over = ReviewPositionRequest {
             start: "tsoro:6 0*6/0*6/2,0*5/0*6 S".into(),
             moves: vec!["A1".into()],
+            played: None,
             nodes: None,
             time_ms: None,
         };

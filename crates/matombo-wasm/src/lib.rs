@@ -200,7 +200,8 @@ mod tests {
         let moves = ["B2=", "b2=", "B7"];
         let mut scores = Vec::new();
         for i in 0..=moves.len() {
-            let body = serde_json::json!({"start": "tsoro:8", "moves": &moves[..i], "nodes": 2000});
+            let body =
+                serde_json::json!({"start": "tsoro:8", "moves": &moves[..i], "played": moves.get(i), "nodes": 2000});
             let v = call(&serde_json::json!({"op": "review_position", "body": body}).to_string());
             assert!(v["ok"]["best"].is_string(), "{v}");
             scores.push(v["ok"].clone());
