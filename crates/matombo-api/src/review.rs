@@ -313,7 +313,7 @@ pub fn answer(game: &Game, scores: &[Option<PositionScore>], r: &Review) -> Revi
         .iter()
         .enumerate()
         .map(|(i, t)| TurnJson {
-            number: if first == Side::South { i / 2 + 1 } else { (i + 1) / 2 + 1 },
+            number: if first == Side::South { i / 2 + 1 } else { i.div_ceil(2) + 1 },
             side: t.side,
             played: t.played.to_string(),
             best: t.best.as_ref().map(|b| b.to_string()),
