@@ -31,7 +31,7 @@
 //! let r = review::classify(&game, &scores);
 //! assert_eq!(r.turns.len(), 1);
 //! assert!(r.turns[0].loss.unwrap() >= 0);
-//! assert_eq!(r.south.turns, 1);
+//! assert_eq!(r.south_summary.turns, 1);
 //! ```
 
 use std::sync::atomic::{AtomicBool, Ordering};
