@@ -40,6 +40,7 @@ pub mod clock;
 mod eval;
 mod gen;
 mod mcts;
+pub mod review;
 mod search;
 
 pub use eval::{evaluate, Weights};

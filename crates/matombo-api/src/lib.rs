@@ -29,6 +29,11 @@ use matombo_core::{
 };
 use serde::{Deserialize, Serialize};
 
+pub mod review;
+pub use review::{
+    review, review_position, review_record, PositionScoreJson, ReviewAnswer, ReviewPositionRequest, ReviewRequest,
+};
+
 /// What kind of error a request met.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -719,23 +724,21 @@ pub struct ExportRequest {
 
 /// Writes the record of a game (the body of `POST /api/record/export`).
 pub fn export(req: &ExportRequest) -> Result<ExportAnswer, ApiError> {
-    let mut game = replay(&req.start, &req.moves)?;
-    if let Some(s) = &req.resigned {
-        let side = parse_side(s)?;
-        if side != game.position().side_to_move() {
-            return Err(ApiError::illegal(format!("{side} can resign only on his own turn")));
-        }
-        game.resign(side).map_err(|e| ApiError::illegal(e.to_string()))?;
-    }
+    let game = review::replay_ended(&req.start, &req.moves, req.resigned.as_deref())?;
     let mut record = Record::new(game);
-    for k in req.tags.keys() {
+    check_tag_names(&req.tags)?;
+    // All at once: setting tags one by one is quadratic in their number.
+    record.set_tags(req.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    Ok(ExportAnswer { record: record.to_string() })
+}
+
+fn check_tag_names(tags: &std::collections::BTreeMap<String, String>) -> Result<(), ApiError> {
+    for k in tags.keys() {
         if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(ApiError::bad(format!("tag name {k:?} must be letters, digits or _")));
         }
     }
-    // All at once: setting tags one by one is quadratic in their number.
-    record.set_tags(req.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    Ok(ExportAnswer { record: record.to_string() })
+    Ok(())
 }
 
 /// A written record.

@@ -8,8 +8,10 @@
 //! The interface, in WebAssembly terms:
 //! - `matombo_alloc(len) -> ptr` and `matombo_free(ptr, len)`: memory for messages;
 //! - `matombo_call(ptr, len) -> out`: runs one request, the UTF-8 JSON
-//!   `{"op": "game" | "ai" | "analyse" | "export" | "import" | "rulesets" | "speed",
-//!   "body": {…}}`, and answers at `out` a little-endian `u32` length followed by that
+//!   `{"op": "game" | "ai" | "analyse" | "export" | "import" | "rulesets" | "speed" |
+//!   "review_position" | "review" | "review_record", "body": {…}}` (the review: score one
+//!   position, then classify the game's turns from the scores and write the annotated
+//!   record; see `matombo_api::review`), and answers at `out` a little-endian `u32` length followed by that
 //!   many bytes of JSON: `{"ok": <answer>}` or `{"error": "<message>", "status": 400 |
 //!   422 | 500}` (the HTTP status the server would give). The caller frees `out` with
 //!   `matombo_free(out, 4 + length)`.
@@ -77,8 +79,12 @@ fn dispatch(request: &[u8], report: &mut dyn FnMut(&str)) -> Result<Value, ApiEr
             let req: SpeedRequest = body(call.body)?;
             json(matombo_api::search_speed(&req.ruleset, req.ms.min(60_000))?)
         }
+        "review_position" => json(matombo_api::review_position(&body(call.body)?)?),
+        "review" => json(matombo_api::review(&body(call.body)?)?),
+        "review_record" => json(matombo_api::review_record(&body(call.body)?)?),
         other => Err(ApiError::bad(format!(
-            "unknown op {other:?} (expected game, ai, analyse, export, import, rulesets or speed)"
+            "unknown op {other:?} (expected game, ai, analyse, export, import, rulesets, speed, \
+             review_position, review or review_record)"
         ))),
     }
 }
@@ -187,6 +193,26 @@ mod tests {
             let token: matombo_core::Token = l["token"].as_str().unwrap().parse().unwrap();
             assert!(pos.play(&token).is_ok(), "{l}");
         }
+    }
+
+    #[test]
+    fn a_review_scores_positions_then_classifies_and_annotates() {
+        let moves = ["B2=", "b2=", "B7"];
+        let mut scores = Vec::new();
+        for i in 0..=moves.len() {
+            let body =
+                serde_json::json!({"start": "tsoro:8", "moves": &moves[..i], "played": moves.get(i), "nodes": 2000});
+            let v = call(&serde_json::json!({"op": "review_position", "body": body}).to_string());
+            assert!(v["ok"]["best"].is_string(), "{v}");
+            scores.push(v["ok"].clone());
+        }
+        let body = serde_json::json!({"start": "tsoro:8", "moves": moves, "scores": scores});
+        let v = call(&serde_json::json!({"op": "review", "body": body}).to_string());
+        assert_eq!(v["ok"]["turns"].as_array().unwrap().len(), 3, "{v}");
+        assert_eq!(v["ok"]["positions"][1]["score"], scores[1]["score"]);
+        let v = call(&serde_json::json!({"op": "review_record", "body": body}).to_string());
+        let record: matombo_core::Record = v["ok"]["record"].as_str().unwrap().parse().unwrap();
+        assert!(record.annotation(0).unwrap().eval().is_some());
     }
 
     #[test]

@@ -30,6 +30,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Analyse a position with the AI: best turn, score, principal variation.
     Analyse(cmd::analyse::Args),
+    /// Review a recorded game: each turn's loss against the engine's best, an annotated record.
+    Review(cmd::review::Args),
     /// Play a match between two engines and report the score with statistics.
     Match(cmd::matches::Args),
     /// Speak the line-based engine protocol on stdin/stdout.
@@ -81,6 +83,7 @@ fn main() -> std::process::ExitCode {
         Command::Show(a) => cmd::show::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Analyse(a) => cmd::analyse::run(a),
+        Command::Review(a) => cmd::review::run(a),
         Command::Match(a) => cmd::matches::run(a),
         Command::Engine(a) => cmd::engine::run(a),
         Command::Play(a) => cmd::play::run(a),

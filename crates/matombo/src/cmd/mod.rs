@@ -10,6 +10,7 @@ pub mod loadtest;
 pub mod matches;
 pub mod perft;
 pub mod play;
+pub mod review;
 pub mod serve;
 pub mod show;
 pub mod site;
