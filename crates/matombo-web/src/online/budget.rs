@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::http::StatusCode;
+use matombo_api::ErrorCode;
 
 use super::handle::RoomHandle;
 use super::http::ApiError;
@@ -35,7 +36,8 @@ impl Drop for ConnGuard {
 
 pub(super) fn try_connect(s: &OnlineState, addr: Option<IpAddr>) -> Result<ConnGuard, ApiError> {
     let limits = &s.inner.limits;
-    let full = || ApiError(StatusCode::SERVICE_UNAVAILABLE, "too_many_connections", "too many connections".into());
+    let full =
+        || ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::TooManyConnections, "too many connections".into());
     if s.inner.connections.fetch_add(1, Ordering::Relaxed) >= limits.max_connections {
         s.inner.connections.fetch_sub(1, Ordering::Relaxed);
         return Err(full());
@@ -47,7 +49,7 @@ pub(super) fn try_connect(s: &OnlineState, addr: Option<IpAddr>) -> Result<ConnG
         if u.connections >= limits.connections_per_addr {
             return Err(ApiError(
                 StatusCode::TOO_MANY_REQUESTS,
-                "too_many_connections",
+                ErrorCode::TooManyConnections,
                 format!("at most {} connections per address", limits.connections_per_addr),
             ));
         }

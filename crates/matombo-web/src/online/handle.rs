@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::Utf8Bytes;
 use axum::http::StatusCode;
+use matombo_api::ErrorCode;
 use rand::Rng;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, Notify};
@@ -96,7 +97,7 @@ impl Inner {
 
 /// The live room, or the stored one (a finished game) loaded on demand.
 pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
-    let not_found = || ApiError(StatusCode::NOT_FOUND, "no_such_room", format!("no game {:?}", truncate(id, 32)));
+    let not_found = || ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no game {:?}", truncate(id, 32)));
     if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Err(not_found());
     }
@@ -107,14 +108,14 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
     let key = id.to_string();
     let loaded = tokio::task::spawn_blocking(move || store.load_room(&key, now_ms()))
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()))?;
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
     let Some(room) = loaded else {
         let store = s.inner.store.clone();
         let key = id.to_string();
         let closed = tokio::task::spawn_blocking(move || store.closed(&key)).await.ok().and_then(Result::ok).flatten();
         return Err(match closed {
-            Some(reason) => ApiError(StatusCode::GONE, "closed", closed_message(&s.inner.limits, &reason)),
+            Some(reason) => ApiError(StatusCode::GONE, ErrorCode::Closed, closed_message(&s.inner.limits, &reason)),
             None => not_found(),
         });
     };

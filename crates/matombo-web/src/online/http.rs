@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use matombo_api::{ErrorBody, ErrorCode};
 use matombo_core::{Decision, Position, Record, Ruleset, Side, Token};
 use rand::{Rng, SeedableRng as _};
 use serde::Deserialize;
@@ -22,27 +23,28 @@ use super::store::Op;
 use super::views::{event_json, links, side_str, state_json};
 use super::OnlineState;
 
-/// An API error: HTTP status, machine code and a sentence.
-pub(super) struct ApiError(pub(super) StatusCode, pub(super) &'static str, pub(super) String);
+/// An API error: HTTP status, machine code and a sentence, answered as the one error body
+/// of docs/api.md.
+pub(super) struct ApiError(pub(super) StatusCode, pub(super) ErrorCode, pub(super) String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({"error": self.1, "message": crate::limits::cut(&self.2)}))).into_response()
+        (self.0, Json(ErrorBody::new(self.1, &self.2))).into_response()
     }
 }
 
-pub(super) fn room_error(e: &RoomError) -> &'static str {
+pub(super) fn room_error(e: &RoomError) -> ErrorCode {
     match e {
-        RoomError::NotAPlayer => "not_a_player",
-        RoomError::NotYourTurn(_) => "not_your_turn",
-        RoomError::Stale { .. } => "stale",
-        RoomError::Ahead { .. } => "ahead",
-        RoomError::BadToken(_) => "bad_move",
-        RoomError::Illegal(_) => "illegal",
-        RoomError::GameOver(_) => "game_over",
-        RoomError::WaitingForOpponent => "waiting",
-        RoomError::BadInvite => "bad_invite",
-        RoomError::SeatsTaken => "seats_taken",
+        RoomError::NotAPlayer => ErrorCode::NotAPlayer,
+        RoomError::NotYourTurn(_) => ErrorCode::NotYourTurn,
+        RoomError::Stale { .. } => ErrorCode::Stale,
+        RoomError::Ahead { .. } => ErrorCode::Ahead,
+        RoomError::BadToken(_) => ErrorCode::BadMove,
+        RoomError::Illegal(_) => ErrorCode::Illegal,
+        RoomError::GameOver(_) => ErrorCode::GameOver,
+        RoomError::WaitingForOpponent => ErrorCode::Waiting,
+        RoomError::BadInvite => ErrorCode::BadInvite,
+        RoomError::SeatsTaken => ErrorCode::SeatsTaken,
     }
 }
 
@@ -74,7 +76,7 @@ pub(super) fn check_name(name: Option<String>) -> Result<String, ApiError> {
     if name.chars().count() > protocol::MAX_NAME || name.chars().any(char::is_control) {
         return Err(ApiError(
             StatusCode::BAD_REQUEST,
-            "invalid_field",
+            ErrorCode::InvalidField,
             "name: at most 40 characters, no control characters".into(),
         ));
     }
@@ -86,9 +88,9 @@ pub(super) async fn create_room(
     ClientAddr(addr): ClientAddr,
     body: Result<Json<CreateReq>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, "malformed", e.body_text()))?;
+    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
     let ruleset: Ruleset =
-        req.ruleset.parse().map_err(|e| ApiError(StatusCode::BAD_REQUEST, "bad_ruleset", format!("{e}")))?;
+        req.ruleset.parse().map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::BadRuleset, format!("{e}")))?;
     let side = match req.side.as_deref().unwrap_or("random") {
         "south" => Side::South,
         "north" => Side::North,
@@ -99,13 +101,19 @@ pub(super) async fn create_room(
                 Side::North
             }
         }
-        _ => return Err(ApiError(StatusCode::BAD_REQUEST, "invalid_field", "side: south, north or random".into())),
+        _ => {
+            return Err(ApiError(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidField,
+                "side: south, north or random".into(),
+            ))
+        }
     };
     if let Some(c) = req.clock {
         if c.initial_ms < 1000 || c.initial_ms > MAX_CLOCK_MS || c.increment_ms > 3_600_000 {
             return Err(ApiError(
                 StatusCode::BAD_REQUEST,
-                "invalid_field",
+                ErrorCode::InvalidField,
                 "clock: initial_ms from 1000 to 86400000, increment_ms at most 3600000".into(),
             ));
         }
@@ -116,7 +124,11 @@ pub(super) async fn create_room(
     {
         if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= limits.max_rooms {
             s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-            return Err(ApiError(StatusCode::SERVICE_UNAVAILABLE, "too_many_rooms", "the server is full".into()));
+            return Err(ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::TooManyRooms,
+                "the server is full".into(),
+            ));
         }
         if let Some(a) = addr {
             let mut per = s.inner.per_addr.lock().expect("addr lock");
@@ -125,7 +137,7 @@ pub(super) async fn create_room(
                 s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
                 return Err(ApiError(
                     StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_rooms",
+                    ErrorCode::TooManyRooms,
                     format!("at most {} unfinished games per address", limits.rooms_per_addr),
                 ));
             }
@@ -160,7 +172,7 @@ pub(super) async fn create_room(
     };
     if let Err(e) = s.inner.store.write(op).await {
         release(&s);
-        return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()));
+        return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()));
     }
     s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
     tracing::info!(room = %id, %ruleset, "game created");
@@ -191,12 +203,12 @@ pub(super) async fn claim_seat(
     Path(id): Path<String>,
     body: Result<Json<ClaimReq>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, "malformed", e.body_text()))?;
+    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
     let name = check_name(req.name)?;
     let h = find_room(&s, &id).await?;
     let mut room = h.room.lock().await;
     if h.closed.load(Ordering::Acquire) {
-        return Err(ApiError(StatusCode::GONE, "closed", closed_message(&s.inner.limits, "unclaimed")));
+        return Err(ApiError(StatusCode::GONE, ErrorCode::Closed, closed_message(&s.inner.limits, "unclaimed")));
     }
     let side = room.check_claim(&req.invite).map_err(|e| {
         let status = if e == RoomError::SeatsTaken { StatusCode::CONFLICT } else { StatusCode::FORBIDDEN };
@@ -206,7 +218,7 @@ pub(super) async fn claim_seat(
         .store
         .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()))?;
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
     let now = now_ms();
     room.commit_claim(side, &name, now);
     let token = room.seats[side.index()].token.clone();
@@ -287,8 +299,8 @@ pub(super) async fn archive(State(s): State<OnlineState>, Query(q): Query<Archiv
     let store = s.inner.store.clone();
     let list = tokio::task::spawn_blocking(move || store.archive(limit, offset))
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()))?;
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
     Ok(Json(json!({"games": list, "limit": limit, "offset": offset})).into_response())
 }
 
@@ -307,24 +319,24 @@ pub(super) struct DecisionsReq {
 pub(super) async fn decisions(
     body: Result<Json<DecisionsReq>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, "malformed", e.body_text()))?;
-    let bad = |code: &'static str, m: String| ApiError(StatusCode::BAD_REQUEST, code, m);
-    let pos: Position = req.position.parse().map_err(|e| bad("bad_position", format!("{e}")))?;
+    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
+    let bad = |code: ErrorCode, m: String| ApiError(StatusCode::BAD_REQUEST, code, m);
+    let pos: Position = req.position.parse().map_err(|e| bad(ErrorCode::BadPosition, format!("{e}")))?;
     if req.decisions.len() > 400 {
-        return Err(bad("invalid_field", "too many decisions".into()));
+        return Err(bad(ErrorCode::InvalidField, "too many decisions".into()));
     }
     let mut turn = pos.begin_turn();
     let mut events = Vec::new();
     let mut list: Vec<Decision> = Vec::with_capacity(req.decisions.len());
     for d in &req.decisions {
-        list.push(d.parse().map_err(|e| bad("bad_decision", format!("{e}")))?);
+        list.push(d.parse().map_err(|e| bad(ErrorCode::BadDecision, format!("{e}")))?);
     }
     if let Some(t) = &req.token {
-        let token: Token = t.parse().map_err(|e| bad("bad_move", format!("{e}")))?;
-        list.extend(pos.resolve(&token).map_err(|e| bad("illegal", e.to_string()))?);
+        let token: Token = t.parse().map_err(|e| bad(ErrorCode::BadMove, format!("{e}")))?;
+        list.extend(pos.resolve(&token).map_err(|e| bad(ErrorCode::Illegal, e.to_string()))?);
     }
     for d in list {
-        turn.apply_with(d, &mut |e| events.push(event_json(e))).map_err(|e| bad("illegal", e.to_string()))?;
+        turn.apply_with(d, &mut |e| events.push(event_json(e))).map_err(|e| bad(ErrorCode::Illegal, e.to_string()))?;
     }
     let complete = turn.is_complete();
     let next: Vec<String> =
@@ -347,7 +359,7 @@ pub(super) async fn decisions(
 pub(super) fn asset(path: &str) -> Response {
     match crate::assets::Assets::get(&format!("online/{path}")) {
         Some(f) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], f.data.into_owned()).into_response(),
-        None => ApiError(StatusCode::NOT_FOUND, "not_found", format!("no file {path:?}")).into_response(),
+        None => ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no file {path:?}")).into_response(),
     }
 }
 

@@ -345,8 +345,9 @@ pub struct ArchiveEntry {
     pub north: String,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
-    /// Termination tag.
-    pub termination: String,
+    /// Why it ended, as in an outcome: `no_legal_move`, `repetition`, `resignation` or
+    /// `time_forfeit` (null if the stored word cannot be read).
+    pub termination: Option<Termination>,
     /// Turns played.
     pub turns: u32,
     /// Unix ms.
@@ -477,7 +478,7 @@ impl Store {
                     _ => "1/2-1/2",
                 }
                 .into(),
-                termination: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                termination: r.get::<_, Option<String>>(5)?.as_deref().and_then(Termination::from_tag),
                 created: r.get::<_, i64>(6)? as u64,
                 finished: r.get::<_, i64>(7)? as u64,
                 turns: r.get(8)?,

@@ -1,27 +1,21 @@
-//! The JSON a client sees of a room: state, clock, outcome, sowing events, links.
+//! The JSON a client sees of a room: state, clock, outcome, sowing events, links. Sides,
+//! outcomes and events are the JSON API's own types (crate `matombo-api`), so that the
+//! board page and online play read one format.
 
+use matombo_api::{EventJson, OutcomeJson, SideJson};
 use matombo_core::{Event, Outcome, Side};
 use serde_json::{json, Value};
 
 use super::room::Room;
 
+/// A side as written on the wire: `"south"` or `"north"`.
 pub(super) fn side_str(s: Side) -> &'static str {
-    match s {
-        Side::South => "south",
-        Side::North => "north",
-    }
+    SideJson::from(s).as_str()
 }
 
+/// How a game ended (null while it goes on), as the JSON API writes it.
 pub(super) fn outcome_json(o: Option<Outcome>) -> Value {
-    match o {
-        None => Value::Null,
-        Some(o) => json!({
-            "winner": o.winner.map(side_str),
-            "termination": o.termination.tag(),
-            "result": o.result(),
-            "text": o.to_string(),
-        }),
-    }
+    json!(o.map(OutcomeJson::from))
 }
 
 pub(super) fn clock_json(room: &Room, now: u64) -> Value {
@@ -75,11 +69,6 @@ pub(super) fn links(id: &str, seat: Option<&str>, invite: Option<&str>) -> Value
     })
 }
 
-pub(super) fn event_json(e: Event) -> Value {
-    match e {
-        Event::Lap { from, stones, last } => {
-            json!({"type": "lap", "from": from.to_string(), "stones": stones, "last": last.to_string()})
-        }
-        Event::Capture { hole, stones } => json!({"type": "capture", "hole": hole.to_string(), "stones": stones}),
-    }
+pub(super) fn event_json(e: Event) -> EventJson {
+    EventJson::from(e)
 }

@@ -6,9 +6,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
+use matombo_api::{ErrorBody, ErrorCode};
 use matombo_core::Side;
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -27,8 +29,10 @@ pub(super) async fn ws_upgrade(
     State(s): State<OnlineState>,
     Path(id): Path<String>,
     ClientAddr(addr): ClientAddr,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    // A plain request (no upgrade) keeps the WebSocket layer's status, in the error body.
+    let ws = ws.map_err(|e| ApiError(e.status(), ErrorCode::Malformed, e.body_text()))?;
     let h = find_room(&s, &id).await?;
     let guard = try_connect(&s, addr)?;
     // Frames above this are refused by the WebSocket layer (close code 1009); between
@@ -39,9 +43,10 @@ pub(super) async fn ws_upgrade(
     }))
 }
 
-pub(super) fn error_msg(code: &str, message: &str, ply: Option<u32>) -> Message {
-    let message = crate::limits::cut(message);
-    Message::Text(json!({"type": "error", "code": code, "message": message, "ply": ply}).to_string().into())
+/// An `error` message: the error body of every answer (`error`, `message`) with the ply.
+pub(super) fn error_msg(code: ErrorCode, message: &str, ply: Option<u32>) -> Message {
+    let body = ErrorBody::new(code, message);
+    Message::Text(json!({"type": "error", "error": body.error, "message": body.message, "ply": ply}).to_string().into())
 }
 
 /// One connection: hello, then messages and broadcasts until either side closes.
@@ -52,7 +57,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         Ok(Some(Ok(Message::Text(t)))) => match protocol::parse(t.as_bytes()) {
             Ok(ClientMsg::Hello { token, name }) => (token, name.unwrap_or_default()),
             Ok(_) => {
-                let _ = socket.send(error_msg("hello_first", "the first message must be a hello", None)).await;
+                let _ = socket.send(error_msg(ErrorCode::HelloFirst, "the first message must be a hello", None)).await;
                 return;
             }
             Err(e) => {
@@ -67,7 +72,9 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         let room = h.room.lock().await;
         let seat = token.as_deref().and_then(|t| room.seat_of(t));
         if token.is_some() && seat.is_none() {
-            let _ = socket.send(error_msg("bad_token", "this seat token is not valid here: you can watch", None)).await;
+            let _ = socket
+                .send(error_msg(ErrorCode::BadToken, "this seat token is not valid here: you can watch", None))
+                .await;
         }
         let msg = state_json(&room, seat, now_ms(), false).to_string();
         drop(room);
@@ -110,7 +117,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                 let text = match incoming {
                     Some(Ok(Message::Text(t))) if within => t,
                     Some(Ok(Message::Binary(_))) if within => {
-                        if socket.send(error_msg("malformed", "send JSON text messages", None)).await.is_err() {
+                        if socket.send(error_msg(ErrorCode::Malformed, "send JSON text messages", None)).await.is_err() {
                             break;
                         }
                         continue;
@@ -118,7 +125,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(Message::Text(_) | Message::Binary(_))) => {
                         if limited == 1
-                            && socket.send(error_msg("rate_limited", "too many messages; slow down", None)).await.is_err()
+                            && socket.send(error_msg(ErrorCode::RateLimited, "too many messages; slow down", None)).await.is_err()
                         {
                             break;
                         }
@@ -197,14 +204,14 @@ pub(super) async fn handle_message(
     };
     match msg {
         ClientMsg::Ping {} => vec![Message::Text(r#"{"type":"pong"}"#.into())],
-        ClientMsg::Hello { .. } => vec![error_msg("already_hello", "hello is sent once, first", None)],
+        ClientMsg::Hello { .. } => vec![error_msg(ErrorCode::AlreadyHello, "hello is sent once, first", None)],
         ClientMsg::Sync {} => {
             let room = h.room.lock().await;
             vec![Message::Text(state_json(&room, seat, now_ms(), false).to_string().into())]
         }
         ClientMsg::Resign {} | ClientMsg::Turn { .. } if h.closed.load(Ordering::Acquire) => {
             let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
-            vec![error_msg("closed", &closed_message(&s.inner.limits, reason), None)]
+            vec![error_msg(ErrorCode::Closed, &closed_message(&s.inner.limits, reason), None)]
         }
         ClientMsg::Resign {} => {
             let mut room = h.room.lock().await;
@@ -214,13 +221,13 @@ pub(super) async fn handle_message(
                 Err(e) => return vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))],
             };
             if let Err(e) = end_game(s, h, &mut room, outcome, now).await {
-                return vec![error_msg("storage", &e, Some(room.ply()))];
+                return vec![error_msg(ErrorCode::Storage, &e, Some(room.ply()))];
             }
             Vec::new()
         }
         ClientMsg::Turn { ply, turn } => {
             if seat.is_some() && !turns.take() {
-                return vec![error_msg("rate_limited", "too many turns per second", Some(ply))];
+                return vec![error_msg(ErrorCode::RateLimited, "too many turns per second", Some(ply))];
             }
             let mut room = h.room.lock().await;
             if seat.is_some() {
@@ -228,7 +235,7 @@ pub(super) async fn handle_message(
                 // refused anyway, and must not use up the mover's (and run its clock down).
                 let mover = seat == Some(room.to_move()) && !room.game.is_over();
                 if let Err(why) = take_turn_budget(s, h, addr, mover) {
-                    return vec![error_msg("rate_limited", &why, Some(ply))];
+                    return vec![error_msg(ErrorCode::RateLimited, &why, Some(ply))];
                 }
             }
             let now = now_ms();
@@ -264,7 +271,11 @@ pub(super) async fn handle_message(
                         room.game.undo();
                         room.clocks = before;
                         tracing::error!(room = %room.id, error = %e, "turn not stored");
-                        return vec![error_msg("storage", "the turn could not be stored; try again", Some(p.ply))];
+                        return vec![error_msg(
+                            ErrorCode::Storage,
+                            "the turn could not be stored; try again",
+                            Some(p.ply),
+                        )];
                     }
                     let v = json!({
                         "type": "turn",
