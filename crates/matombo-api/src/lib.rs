@@ -52,8 +52,10 @@ pub enum ErrorCode {
     Illegal,
     /// The game is over: no more turns, resignations or searches.
     GameOver,
-    /// No such game, page or file.
+    /// No such game, route or file.
     NotFound,
+    /// The route does not answer this method (e.g. `GET /api/game`).
+    MethodNotAllowed,
     /// The online game was closed unfinished (unclaimed or abandoned).
     Closed,
     /// Online: the connection holds no seat of this game.
@@ -98,7 +100,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the documented order.
-    pub const ALL: [ErrorCode; 30] = [
+    pub const ALL: [ErrorCode; 31] = [
         ErrorCode::Malformed,
         ErrorCode::InvalidField,
         ErrorCode::TooLarge,
@@ -109,6 +111,7 @@ impl ErrorCode {
         ErrorCode::Illegal,
         ErrorCode::GameOver,
         ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
         ErrorCode::Closed,
         ErrorCode::NotAPlayer,
         ErrorCode::NotYourTurn,
@@ -144,6 +147,7 @@ impl ErrorCode {
             ErrorCode::Illegal => "illegal",
             ErrorCode::GameOver => "game_over",
             ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::Closed => "closed",
             ErrorCode::NotAPlayer => "not_a_player",
             ErrorCode::NotYourTurn => "not_your_turn",

@@ -338,6 +338,43 @@ pub async fn import_handler(
     Ok(Json(answer))
 }
 
+/// Any path under `/api/` that is no route: `404` with the error body.
+pub async fn no_such_route(uri: axum::http::Uri) -> Response {
+    let message = format!("no API route {}", uri.path());
+    (StatusCode::NOT_FOUND, Json(ErrorBody::new(ErrorCode::NotFound, &message))).into_response()
+}
+
+/// A route's answer to a method it does not take: `405` with `Allow` and the error body.
+pub fn wrong_method(allow: &'static str) -> Response {
+    let message = format!("this route answers {allow} only");
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, allow)],
+        Json(ErrorBody::new(ErrorCode::MethodNotAllowed, &message)),
+    )
+        .into_response()
+}
+
+/// `POST` only, any other method answered [`wrong_method`].
+pub fn post_only<H, T, S>(handler: H) -> axum::routing::MethodRouter<S>
+where
+    H: axum::handler::Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    post(handler).fallback(|| async { wrong_method("POST") })
+}
+
+/// `GET` (and `HEAD`) only, any other method answered [`wrong_method`].
+pub fn get_only<H, T, S>(handler: H) -> axum::routing::MethodRouter<S>
+where
+    H: axum::handler::Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    axum::routing::get(handler).fallback(|| async { wrong_method("GET, HEAD") })
+}
+
 /// `GET /api/rulesets`.
 pub async fn rulesets_handler() -> Json<Vec<GameInfo>> {
     Json(games())
@@ -360,10 +397,10 @@ pub async fn health_handler(State((pool, _cpu)): State<(AiPool, CpuBudget)>) -> 
 pub fn routes(pool: AiPool, cpu: CpuBudget) -> Router {
     let limit = DefaultBodyLimit::max(MAX_BODY);
     Router::new()
-        .route("/api/game", post(game_handler).with_state(cpu.clone()))
-        .route("/api/record/export", post(export_handler).with_state(cpu.clone()))
-        .route("/api/record/import", post(import_handler).with_state(cpu))
-        .route("/api/ai", post(ai_handler).with_state(pool))
+        .route("/api/game", post_only(game_handler).with_state(cpu.clone()))
+        .route("/api/record/export", post_only(export_handler).with_state(cpu.clone()))
+        .route("/api/record/import", post_only(import_handler).with_state(cpu))
+        .route("/api/ai", post_only(ai_handler).with_state(pool))
         .layer(limit)
 }
 

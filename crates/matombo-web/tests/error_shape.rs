@@ -123,6 +123,10 @@ async fn every_error_of_the_json_api_has_the_documented_shape() {
             403,
             ForbiddenOrigin,
         ),
+        ("no such route", get(addr, "/api/nope"), 404, NotFound),
+        ("no such route, posted", post(addr, "/api/nope", "{}"), 404, NotFound),
+        ("a GET of a POST route", get(addr, "/api/game"), 405, MethodNotAllowed),
+        ("a POST of a GET route", post(addr, "/api/rulesets", "{}"), 405, MethodNotAllowed),
         (
             "not JSON content",
             reqwest::Client::new().post(format!("http://{addr}/api/game")).body("{}"),
@@ -223,10 +227,24 @@ async fn every_error_of_online_play_over_http_has_the_documented_shape() {
             403,
             ForbiddenOrigin,
         ),
+        ("no such route", get(addr, "/api/online/nope"), 404, NotFound),
+        ("a GET of a POST route", get(addr, "/api/online/decisions"), 405, MethodNotAllowed),
+        ("a POST of a GET route", post(addr, "/api/online/archive", "{}"), 405, MethodNotAllowed),
+        (
+            "a DELETE",
+            reqwest::Client::new()
+                .delete(format!("http://{addr}/api/online/rooms/{id}"))
+                .header("content-type", "application/json"),
+            405,
+            MethodNotAllowed,
+        ),
     ];
     for (what, req, status, code) in cases {
         check(what, send(req).await, status, code);
     }
+    // A refused method says which it takes.
+    let r = get(addr, "/api/online/rooms").send().await.unwrap();
+    assert_eq!(r.headers().get("allow").map(|v| v.to_str().unwrap().to_string()), Some("POST".into()));
 }
 
 #[test]

@@ -13,7 +13,7 @@
 //!   legal decisions, the token when complete, and the sowing events for animation.
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 
 use super::http::{
@@ -21,6 +21,7 @@ use super::http::{
 };
 use super::ws::ws_upgrade;
 use super::OnlineState;
+use crate::api::{get_only, post_only};
 
 /// The routes of online play, with their state applied.
 pub fn routes(state: OnlineState) -> Router {
@@ -29,13 +30,13 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/online/", get(page_lobby))
         .route("/online/game/{id}", get(page_game))
         .route("/online/archive", get(page_archive))
-        .route("/api/online/rooms", post(create_room))
-        .route("/api/online/rooms/{id}", get(get_room))
-        .route("/api/online/rooms/{id}/claim", post(claim_seat))
-        .route("/api/online/rooms/{id}/record", get(get_record))
-        .route("/api/online/rooms/{id}/ws", get(ws_upgrade))
-        .route("/api/online/archive", get(archive))
-        .route("/api/online/decisions", post(decisions))
+        .route("/api/online/rooms", post_only(create_room))
+        .route("/api/online/rooms/{id}", get_only(get_room))
+        .route("/api/online/rooms/{id}/claim", post_only(claim_seat))
+        .route("/api/online/rooms/{id}/record", get_only(get_record))
+        .route("/api/online/rooms/{id}/ws", get_only(ws_upgrade))
+        .route("/api/online/archive", get_only(archive))
+        .route("/api/online/decisions", post_only(decisions))
         .layer(DefaultBodyLimit::max(16 * 1024))
         .with_state(state)
 }
