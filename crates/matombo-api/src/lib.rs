@@ -972,8 +972,8 @@ pub struct ImportAnswer {
     pub state: GameState,
     /// The record's tags, in order.
     pub tags: Vec<(String, String)>,
-    /// The side that resigned, if the game ended so (`"S"` or `"N"`).
-    pub resigned: Option<String>,
+    /// The side that resigned, if the game ended so.
+    pub resigned: Option<SideJson>,
 }
 
 /// Reads a record (the body of `POST /api/record/import`).
@@ -981,17 +981,16 @@ pub fn import(req: &ImportRequest) -> Result<ImportAnswer, ApiError> {
     let record: Record = req.text.parse().map_err(|e: matombo_core::RecordError| ApiError::bad(e.to_string()))?;
     let moves: Vec<String> = record.game.moves().iter().map(|t| t.to_string()).collect();
     let resigned = match record.game.outcome() {
-        Some(Outcome { winner: Some(w), termination: Termination::Resignation }) => {
-            Some(w.opponent().letter().to_string())
-        }
+        Some(Outcome { winner: Some(w), termination: Termination::Resignation }) => Some(w.opponent()),
         _ => None,
     };
     let state = game(&GameRequest {
         start: record.game.start().to_string(),
         moves,
-        resigned: resigned.clone(),
+        resigned: resigned.map(|s| s.letter().to_string()),
         ..GameRequest::default()
     })?;
+    let resigned = resigned.map(SideJson::from);
     Ok(ImportAnswer { state, tags: record.tags.clone(), resigned })
 }
 

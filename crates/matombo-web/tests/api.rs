@@ -246,6 +246,13 @@ async fn records_round_trip_and_bad_records_are_refused() {
     let (_, s) = post("/api/record/import", json!({"text": v["record"]})).await;
     assert_eq!(strings(&s["moves"]), moves);
     assert_eq!(s["start"], "tsoro:8 2*8/0*8/0*8/2*8 S");
+    assert_eq!(s["resigned"], Value::Null);
+
+    // A resignation goes through the record and comes back as a side.
+    let (_, v) = post("/api/record/export", json!({"start": "tsoro:8", "moves": ["B2+"], "resigned": "N"})).await;
+    let (status, s) = post("/api/record/import", json!({"text": v["record"]})).await;
+    assert_eq!(status, StatusCode::OK, "{s}");
+    assert_eq!((&s["resigned"], &s["outcome"]["winner"]), (&json!("north"), &json!("south")), "{s}");
 
     let (status, v) = post("/api/record/import", json!({"text": "[Ruleset \"tsoro:8\"]\n\n1. Z9 *\n"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
