@@ -23,14 +23,14 @@ async function native(path, body) {
     body: JSON.stringify(body),
   });
   const j = await r.json();
-  return r.ok ? { ok: j } : { error: j.error, status: r.status };
+  return r.ok ? { ok: j } : { error: j.error, message: j.message, status: r.status };
 }
 
 function wasm(op, body) {
   try {
     return { ok: call(op, body) };
   } catch (e) {
-    return { error: e.message, status: e.status };
+    return { error: e.code, message: e.message, status: e.status };
   }
 }
 

@@ -363,7 +363,8 @@ test('illegal requests change nothing and answer 4xx', async () => {
     body: JSON.stringify({ start: 'tsoro:8', apply: ['sow A1'] }),
   });
   assert(r.status === 422, `status ${r.status}`);
-  assert((await r.json()).error.includes('not legal'), 'message');
+  const body = await r.json();
+  assert(body.error === 'illegal' && body.message.includes('not legal'), `error body ${JSON.stringify(body)}`);
 });
 
 for (const [size, game] of [

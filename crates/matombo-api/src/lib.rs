@@ -15,7 +15,7 @@
 //! assert_eq!(state.phase, "head"); // the lap ended on South's head B7
 //! assert_eq!(state.legal, ["continue", "stop"]);
 //! let bad = GameRequest { start: "tsoro:8".into(), apply: vec!["sow A1".into()], ..GameRequest::default() };
-//! assert_eq!(game(&bad).unwrap_err().kind, matombo_api::ErrorKind::Illegal);
+//! assert_eq!(game(&bad).unwrap_err().code, matombo_api::ErrorCode::Illegal);
 //! ```
 #![deny(missing_docs)]
 
@@ -34,52 +34,256 @@ pub use review::{
     review, review_position, review_record, PositionScoreJson, ReviewAnswer, ReviewPositionRequest, ReviewRequest,
 };
 
-/// What kind of error a request met.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// The machine-readable code of an error answer: one closed list for the JSON API, the
+/// in-page engine and online play (HTTP and WebSocket), written in snake_case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// The request cannot be read (HTTP 400).
+pub enum ErrorCode {
+    /// The request or message cannot be read (not JSON, or not of the expected shape).
     Malformed,
-    /// The request is well-formed but illegal in its position (HTTP 422).
+    /// A field is out of its bounds (length, range, count) or not one of its values.
+    InvalidField,
+    /// The request body or message is larger than accepted.
+    TooLarge,
+    /// The ruleset name cannot be read.
+    BadRuleset,
+    /// The position cannot be read.
+    BadPosition,
+    /// The turn (token) cannot be read.
+    BadMove,
+    /// A decision cannot be read.
+    BadDecision,
+    /// The request is well-formed but against the rules in its position.
     Illegal,
-    /// The engine failed (HTTP 500); never expected.
+    /// The game is over: no more turns, resignations or searches.
+    GameOver,
+    /// No such game, route or file.
+    NotFound,
+    /// The route does not answer this method (e.g. `GET /api/game`).
+    MethodNotAllowed,
+    /// The online game was closed unfinished (unclaimed or abandoned).
+    Closed,
+    /// Online: the connection holds no seat of this game.
+    NotAPlayer,
+    /// Online: the other side is to move.
+    NotYourTurn,
+    /// Online: the turn was sent for a ply already played (the state follows).
+    Stale,
+    /// Online: the turn was sent for a ply not reached yet (the state follows).
+    Ahead,
+    /// Online: the second seat is not taken yet.
+    Waiting,
+    /// Online: the invitation is not this game's.
+    BadInvite,
+    /// Online: both seats are taken.
+    SeatsTaken,
+    /// Online: the seat token is not valid for this game (the connection watches).
+    BadToken,
+    /// Online: the first WebSocket message must be a hello.
+    HelloFirst,
+    /// Online: a hello was sent a second time.
+    AlreadyHello,
+    /// Too many requests, turns or messages from this client for now.
+    RateLimited,
+    /// Too many unfinished online games (on the server, or from this address).
+    TooManyRooms,
+    /// Too many WebSocket connections (on the server, or from this address).
+    TooManyConnections,
+    /// The server is busy; try again shortly.
+    Busy,
+    /// The request's `Origin` may not use the API.
+    ForbiddenOrigin,
+    /// A request that changes state must be sent as `Content-Type: application/json`.
+    ContentType,
+    /// The request took too long.
+    Timeout,
+    /// The game could not be stored; nothing was changed.
+    Storage,
+    /// The server failed; never expected.
     Internal,
 }
 
-impl ErrorKind {
-    /// The HTTP status code of this kind of error.
-    pub fn status(self) -> u16 {
+impl ErrorCode {
+    /// Every code, in the documented order.
+    pub const ALL: [ErrorCode; 31] = [
+        ErrorCode::Malformed,
+        ErrorCode::InvalidField,
+        ErrorCode::TooLarge,
+        ErrorCode::BadRuleset,
+        ErrorCode::BadPosition,
+        ErrorCode::BadMove,
+        ErrorCode::BadDecision,
+        ErrorCode::Illegal,
+        ErrorCode::GameOver,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::Closed,
+        ErrorCode::NotAPlayer,
+        ErrorCode::NotYourTurn,
+        ErrorCode::Stale,
+        ErrorCode::Ahead,
+        ErrorCode::Waiting,
+        ErrorCode::BadInvite,
+        ErrorCode::SeatsTaken,
+        ErrorCode::BadToken,
+        ErrorCode::HelloFirst,
+        ErrorCode::AlreadyHello,
+        ErrorCode::RateLimited,
+        ErrorCode::TooManyRooms,
+        ErrorCode::TooManyConnections,
+        ErrorCode::Busy,
+        ErrorCode::ForbiddenOrigin,
+        ErrorCode::ContentType,
+        ErrorCode::Timeout,
+        ErrorCode::Storage,
+        ErrorCode::Internal,
+    ];
+
+    /// The code as written on the wire, e.g. `"bad_position"`.
+    pub fn as_str(self) -> &'static str {
         match self {
-            ErrorKind::Malformed => 400,
-            ErrorKind::Illegal => 422,
-            ErrorKind::Internal => 500,
+            ErrorCode::Malformed => "malformed",
+            ErrorCode::InvalidField => "invalid_field",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::BadRuleset => "bad_ruleset",
+            ErrorCode::BadPosition => "bad_position",
+            ErrorCode::BadMove => "bad_move",
+            ErrorCode::BadDecision => "bad_decision",
+            ErrorCode::Illegal => "illegal",
+            ErrorCode::GameOver => "game_over",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::Closed => "closed",
+            ErrorCode::NotAPlayer => "not_a_player",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::Stale => "stale",
+            ErrorCode::Ahead => "ahead",
+            ErrorCode::Waiting => "waiting",
+            ErrorCode::BadInvite => "bad_invite",
+            ErrorCode::SeatsTaken => "seats_taken",
+            ErrorCode::BadToken => "bad_token",
+            ErrorCode::HelloFirst => "hello_first",
+            ErrorCode::AlreadyHello => "already_hello",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::TooManyRooms => "too_many_rooms",
+            ErrorCode::TooManyConnections => "too_many_connections",
+            ErrorCode::Busy => "busy",
+            ErrorCode::ForbiddenOrigin => "forbidden_origin",
+            ErrorCode::ContentType => "content_type",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Storage => "storage",
+            ErrorCode::Internal => "internal",
         }
     }
 }
 
-/// An API error: its kind and a message for people.
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The body of every error answer: `{"error": "<code>", "message": "<sentence>"}`, the
+/// message cut to [`MAX_ERROR_CHARS`] characters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody {
+    /// What went wrong, for programs.
+    pub error: ErrorCode,
+    /// What went wrong, in English, for people.
+    pub message: String,
+}
+
+impl ErrorBody {
+    /// The body of an error, its message cut.
+    pub fn new(error: ErrorCode, message: &str) -> ErrorBody {
+        ErrorBody { error, message: cut(message) }
+    }
+}
+
+/// An error of the JSON API (and of the in-page engine): its code and a message for people.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ApiError {
-    /// Malformed, illegal or internal.
-    pub kind: ErrorKind,
+    /// What went wrong, for programs.
+    pub code: ErrorCode,
     /// What went wrong, in English.
     pub message: String,
 }
 
 impl ApiError {
+    /// An error of this code.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { code, message: message.into() }
+    }
+
     /// A request that cannot be read.
     pub fn bad(message: impl Into<String>) -> ApiError {
-        ApiError { kind: ErrorKind::Malformed, message: message.into() }
+        ApiError::new(ErrorCode::Malformed, message)
     }
 
     /// A request that is illegal in its position.
     pub fn illegal(message: impl Into<String>) -> ApiError {
-        ApiError { kind: ErrorKind::Illegal, message: message.into() }
+        ApiError::new(ErrorCode::Illegal, message)
     }
 
     fn internal(message: impl Into<String>) -> ApiError {
-        ApiError { kind: ErrorKind::Internal, message: message.into() }
+        ApiError::new(ErrorCode::Internal, message)
+    }
+
+    /// The HTTP status the JSON API answers this error with: 400 for what cannot be read,
+    /// 413 for a body too large, 422 for what is illegal in its position (or after the
+    /// game's end), 500 for a failure.
+    pub fn status(&self) -> u16 {
+        match self.code {
+            ErrorCode::TooLarge => 413,
+            ErrorCode::Illegal | ErrorCode::GameOver => 422,
+            ErrorCode::Internal | ErrorCode::Storage => 500,
+            _ => 400,
+        }
+    }
+
+    /// The answer's body, its message cut.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody::new(self.code, &self.message)
+    }
+}
+
+/// A side as the JSON written: `"south"` or `"north"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SideJson {
+    /// The first player (rows `A` and `B`).
+    South,
+    /// The second player (rows `a` and `b`).
+    North,
+}
+
+impl From<Side> for SideJson {
+    fn from(s: Side) -> SideJson {
+        match s {
+            Side::South => SideJson::South,
+            Side::North => SideJson::North,
+        }
+    }
+}
+
+impl From<SideJson> for Side {
+    fn from(s: SideJson) -> Side {
+        match s {
+            SideJson::South => Side::South,
+            SideJson::North => Side::North,
+        }
+    }
+}
+
+impl SideJson {
+    /// The side as written, `"south"` or `"north"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SideJson::South => "south",
+            SideJson::North => "north",
+        }
     }
 }
 
@@ -229,8 +433,8 @@ impl RulesetInfo {
 /// How the game ended.
 #[derive(Debug, Serialize)]
 pub struct OutcomeJson {
-    /// `"South"`, `"North"` or null for a draw.
-    pub winner: Option<Side>,
+    /// `"south"`, `"north"` or null for a draw.
+    pub winner: Option<SideJson>,
     /// `no_legal_move`, `repetition`, `resignation` or `time_forfeit`.
     pub termination: Termination,
     /// `1-0`, `0-1` or `1/2-1/2`.
@@ -241,7 +445,12 @@ pub struct OutcomeJson {
 
 impl From<Outcome> for OutcomeJson {
     fn from(o: Outcome) -> OutcomeJson {
-        OutcomeJson { winner: o.winner, termination: o.termination, result: o.result(), text: o.to_string() }
+        OutcomeJson {
+            winner: o.winner.map(SideJson::from),
+            termination: o.termination,
+            result: o.result(),
+            text: o.to_string(),
+        }
     }
 }
 
@@ -261,7 +470,7 @@ pub struct GameState {
     /// The board now, mid-turn included.
     pub rows: Rows,
     /// The player to decide now (the mover of the turn in progress).
-    pub to_move: Side,
+    pub to_move: SideJson,
     /// `start`, `head`, `bonus` or `over`.
     pub phase: &'static str,
     /// In phase `head`: the head the lap ended on.
@@ -278,7 +487,7 @@ pub struct GameState {
     pub events: Vec<EventJson>,
     /// Turns that were completed by this request.
     pub played: Vec<String>,
-    /// Stones each side has lost so far: `{"South": 0, "North": 4}`.
+    /// Stones each side has lost so far: `{"south": 0, "north": 4}`.
     pub lost: Lost,
     /// Set when the game is over.
     pub outcome: Option<OutcomeJson>,
@@ -288,30 +497,28 @@ pub struct GameState {
 #[derive(Debug, Serialize)]
 pub struct Lost {
     /// Lost by South.
-    #[serde(rename = "South")]
     pub south: u32,
     /// Lost by North.
-    #[serde(rename = "North")]
     pub north: u32,
 }
 
 fn parse_start(s: &str) -> Result<Position, ApiError> {
-    s.parse::<Position>().map_err(|e| ApiError::bad(format!("bad start position {s:?}: {e}")))
+    s.parse::<Position>().map_err(|e| ApiError::new(ErrorCode::BadPosition, format!("bad start position {s:?}: {e}")))
 }
 
 fn parse_token(s: &str) -> Result<Token, ApiError> {
-    s.parse::<Token>().map_err(|e| ApiError::bad(format!("bad turn token {s:?}: {e}")))
+    s.parse::<Token>().map_err(|e| ApiError::new(ErrorCode::BadMove, format!("bad turn token {s:?}: {e}")))
 }
 
 fn parse_decision(s: &str) -> Result<Decision, ApiError> {
-    s.parse::<Decision>().map_err(|e| ApiError::bad(e.to_string()))
+    s.parse::<Decision>().map_err(|e| ApiError::new(ErrorCode::BadDecision, e.to_string()))
 }
 
 fn parse_side(s: &str) -> Result<Side, ApiError> {
     match s {
         "S" | "South" | "south" => Ok(Side::South),
         "N" | "North" | "north" => Ok(Side::North),
-        _ => Err(ApiError::bad(format!("side must be \"S\" or \"N\", not {s:?}"))),
+        _ => Err(ApiError::new(ErrorCode::InvalidField, format!("side must be \"S\" or \"N\", not {s:?}"))),
     }
 }
 
@@ -349,7 +556,10 @@ impl Live {
     /// Applies one decision; a completed turn is added to the game.
     fn decide(&mut self, d: Decision, report: bool) -> Result<(), ApiError> {
         if let Some(o) = self.game.outcome() {
-            return Err(ApiError::illegal(format!("the game is over ({o}); no more turns can be played")));
+            return Err(ApiError::new(
+                ErrorCode::GameOver,
+                format!("the game is over ({o}); no more turns can be played"),
+            ));
         }
         let mut events = Vec::new();
         self.turn
@@ -400,7 +610,7 @@ impl Live {
             pending: self.pending.iter().map(|d| d.to_string()).collect(),
             position: pos.to_string(),
             rows: Rows::of(board),
-            to_move: self.turn.mover(),
+            to_move: self.turn.mover().into(),
             phase,
             head,
             left,
@@ -500,7 +710,7 @@ impl AiRequest {
         };
         let game = replay(&self.start, &self.moves)?;
         if let Some(o) = game.outcome() {
-            return Err(ApiError::illegal(format!("the game is over ({o})")));
+            return Err(ApiError::new(ErrorCode::GameOver, format!("the game is over ({o})")));
         }
         let all = game.positions();
         let (position, history) = all.split_last().expect("a game has a position");
@@ -573,7 +783,7 @@ pub struct Line {
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
     /// The side to move.
-    pub to_move: Side,
+    pub to_move: SideJson,
     /// Depth of the lines, in turns.
     pub depth: u32,
     /// The best lines, best first.
@@ -601,7 +811,7 @@ pub fn analyse(
 ) -> Result<Analysis, ApiError> {
     let game = replay(&req.start, &req.moves)?;
     if let Some(o) = game.outcome() {
-        return Err(ApiError::illegal(format!("the game is over ({o})")));
+        return Err(ApiError::new(ErrorCode::GameOver, format!("the game is over ({o})")));
     }
     let pos = game.position();
     let k = req.lines.unwrap_or(3).clamp(1, ANALYSE_MAX_LINES);
@@ -625,7 +835,7 @@ pub fn analyse(
         let proven = lines.iter().all(|l| l.mate.is_some());
         let depth = found[0].depth;
         Analysis {
-            to_move: mover,
+            to_move: mover.into(),
             depth,
             done: proven || depth == max_depth,
             lines,
@@ -688,7 +898,8 @@ pub struct SearchSpeed {
 /// Searches the start position of `ruleset` for `ms` milliseconds (seed 1), as `matombo
 /// bench` does.
 pub fn search_speed(ruleset: &str, ms: u64) -> Result<SearchSpeed, ApiError> {
-    let r: Ruleset = ruleset.parse().map_err(|e| ApiError::bad(format!("bad ruleset {ruleset:?}: {e}")))?;
+    let r: Ruleset =
+        ruleset.parse().map_err(|e| ApiError::new(ErrorCode::BadRuleset, format!("bad ruleset {ruleset:?}: {e}")))?;
     let start = Position::start(r);
     let t0 = Instant::now();
     let limits = Limits { time: Some(std::time::Duration::from_millis(ms)), depth: None, nodes: None };
@@ -764,8 +975,8 @@ pub struct ImportAnswer {
     pub state: GameState,
     /// The record's tags, in order.
     pub tags: Vec<(String, String)>,
-    /// The side that resigned, if the game ended so (`"S"` or `"N"`).
-    pub resigned: Option<String>,
+    /// The side that resigned, if the game ended so.
+    pub resigned: Option<SideJson>,
 }
 
 /// Reads a record (the body of `POST /api/record/import`).
@@ -773,17 +984,16 @@ pub fn import(req: &ImportRequest) -> Result<ImportAnswer, ApiError> {
     let record: Record = req.text.parse().map_err(|e: matombo_core::RecordError| ApiError::bad(e.to_string()))?;
     let moves: Vec<String> = record.game.moves().iter().map(|t| t.to_string()).collect();
     let resigned = match record.game.outcome() {
-        Some(Outcome { winner: Some(w), termination: Termination::Resignation }) => {
-            Some(w.opponent().letter().to_string())
-        }
+        Some(Outcome { winner: Some(w), termination: Termination::Resignation }) => Some(w.opponent()),
         _ => None,
     };
     let state = game(&GameRequest {
         start: record.game.start().to_string(),
         moves,
-        resigned: resigned.clone(),
+        resigned: resigned.map(|s| s.letter().to_string()),
         ..GameRequest::default()
     })?;
+    let resigned = resigned.map(SideJson::from);
     Ok(ImportAnswer { state, tags: record.tags.clone(), resigned })
 }
 

@@ -13,7 +13,7 @@ use matombo_ai::Limits;
 use matombo_core::{Game, Position, Record, Side, Token};
 use serde::{Deserialize, Serialize};
 
-use crate::{mate_in, parse_token, replay, ApiError, ExportAnswer};
+use crate::{mate_in, parse_token, replay, ApiError, ErrorCode, ExportAnswer, SideJson};
 
 /// The longest time budget of one position, in milliseconds.
 pub const MAX_REVIEW_MS: u64 = 60_000;
@@ -82,7 +82,7 @@ pub fn review_position(req: &ReviewPositionRequest) -> Result<PositionScoreJson,
         (None, None) => Limits { nodes: Some(review::DEFAULT_NODES), ..Limits::default() },
         (nodes, ms) => {
             if nodes == Some(0) || ms == Some(0) {
-                return Err(ApiError::bad("nodes and time_ms must be at least 1"));
+                return Err(ApiError::new(ErrorCode::InvalidField, "nodes and time_ms must be at least 1"));
             }
             Limits { nodes, time: ms.map(|ms| Duration::from_millis(ms.min(MAX_REVIEW_MS))), depth: None }
         }
@@ -143,7 +143,7 @@ pub struct Thresholds {
 #[derive(Debug, Serialize)]
 pub struct PositionReview {
     /// The side to move.
-    pub to_move: Side,
+    pub to_move: SideJson,
     /// Score for the side to move (null: not scored).
     pub score: Option<i32>,
     /// The same score for South.
@@ -169,7 +169,7 @@ pub struct TurnJson {
     /// The move number, as the record writes it.
     pub number: usize,
     /// Who played it.
-    pub side: Side,
+    pub side: SideJson,
     /// The turn played.
     pub played: String,
     /// The engine's best turn in the position before it.
@@ -257,7 +257,7 @@ pub(crate) fn replay_ended(start: &str, moves: &[String], resigned: Option<&str>
 fn read_scores(game: &Game, scores: &[Option<PositionScoreJson>]) -> Result<Vec<Option<PositionScore>>, ApiError> {
     let positions = game.positions();
     if scores.len() > positions.len() {
-        return Err(ApiError::bad(format!(
+        return Err(ApiError::new(ErrorCode::InvalidField, format!(
             "{} scores for a game of {} positions (one per position: the start and after each turn)",
             scores.len(),
             positions.len()
@@ -295,7 +295,7 @@ pub fn answer(game: &Game, scores: &[Option<PositionScore>], r: &Review) -> Revi
             let south = r.south[i];
             let to_move = p.side_to_move();
             PositionReview {
-                to_move,
+                to_move: to_move.into(),
                 score: south.map(|s| if to_move == Side::South { s } else { -s }),
                 south,
                 graph: south.map(review::clipped),
@@ -314,7 +314,7 @@ pub fn answer(game: &Game, scores: &[Option<PositionScore>], r: &Review) -> Revi
         .enumerate()
         .map(|(i, t)| TurnJson {
             number: if first == Side::South { i / 2 + 1 } else { i.div_ceil(2) + 1 },
-            side: t.side,
+            side: t.side.into(),
             played: t.played.to_string(),
             best: t.best.as_ref().map(|b| b.to_string()),
             pv: t.pv.iter().map(|m| m.to_string()).collect(),

@@ -11,10 +11,10 @@
 //!   `{"op": "game" | "ai" | "analyse" | "export" | "import" | "rulesets" | "speed" |
 //!   "review_position" | "review" | "review_record", "body": {…}}` (the review: score one
 //!   position, then classify the game's turns from the scores and write the annotated
-//!   record; see `matombo_api::review`), and answers at `out` a little-endian `u32` length followed by that
-//!   many bytes of JSON: `{"ok": <answer>}` or `{"error": "<message>", "status": 400 |
-//!   422 | 500}` (the HTTP status the server would give). The caller frees `out` with
-//!   `matombo_free(out, 4 + length)`.
+//!   record; see `matombo_api::review`), and answers at `out` a little-endian `u32` length
+//!   followed by that many bytes of JSON: `{"ok": <answer>}` or the server's error body
+//!   plus its HTTP status, `{"error": "<code>", "message": "<sentence>", "status": 400 |
+//!   422 | 500}`. The caller frees `out` with `matombo_free(out, 4 + length)`.
 //! - imports `env.matombo_now_ms() -> f64` (a monotonic clock in milliseconds, for the
 //!   search's time limits) and `env.matombo_report(ptr, len)` (an analysis's lines after
 //!   each completed depth, as JSON).
@@ -24,7 +24,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use matombo_api::{ApiError, ErrorKind};
+use matombo_api::{ApiError, ErrorCode};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -42,7 +42,7 @@ fn body<T: for<'de> Deserialize<'de>>(v: Value) -> Result<T, ApiError> {
 }
 
 fn json<T: serde::Serialize>(v: T) -> Result<Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError { kind: ErrorKind::Internal, message: e.to_string() })
+    serde_json::to_value(v).map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// The speed request of the in-browser benchmark.
@@ -90,11 +90,14 @@ fn dispatch(request: &[u8], report: &mut dyn FnMut(&str)) -> Result<Value, ApiEr
 }
 
 /// Runs one request (the JSON `{"op": …, "body": …}`) and answers `{"ok": …}` or
-/// `{"error": …, "status": …}`; `report` receives an analysis's progress.
+/// `{"error": <code>, "message": …, "status": …}`; `report` receives an analysis's progress.
 pub fn handle(request: &[u8], report: &mut dyn FnMut(&str)) -> String {
     let answer = match dispatch(request, report) {
         Ok(v) => serde_json::json!({ "ok": v }),
-        Err(e) => serde_json::json!({ "error": matombo_api::cut(&e.message), "status": e.kind.status() }),
+        Err(e) => {
+            let body = e.body();
+            serde_json::json!({ "error": body.error, "message": body.message, "status": e.status() })
+        }
     };
     answer.to_string()
 }
@@ -169,11 +172,17 @@ mod tests {
     fn errors_carry_the_servers_status() {
         let v = call(r#"{"op":"game","body":{"start":"tsoro:8","apply":["sow A1"]}}"#);
         assert_eq!(v["status"], 422);
-        assert!(v["error"].as_str().unwrap().contains("not legal"), "{v}");
-        for bad in [r#"{"op":"game","body":{"start":"tsoro:5"}}"#, "not json", r#"{"op":"fly"}"#] {
+        assert_eq!(v["error"], "illegal");
+        assert!(v["message"].as_str().unwrap().contains("not legal"), "{v}");
+        for (bad, code) in [
+            (r#"{"op":"game","body":{"start":"tsoro:5"}}"#, "bad_position"),
+            ("not json", "malformed"),
+            (r#"{"op":"fly"}"#, "malformed"),
+        ] {
             let v = call(bad);
             assert_eq!(v["status"], 400, "{bad}: {v}");
-            assert!(!v["error"].as_str().unwrap().is_empty());
+            assert_eq!(v["error"], code, "{bad}: {v}");
+            assert!(!v["message"].as_str().unwrap().is_empty());
         }
     }
 

@@ -12,8 +12,10 @@
 //! | `POST /api/record/export` | [`ExportRequest`] | `{"record": "<PGN-like text>"}` |
 //! | `POST /api/record/import` | `{"text": "<record>"}` | [`GameState`] of the recorded game |
 //!
-//! Malformed or illegal requests are answered `400` (cannot be read) or `422` (illegal in
-//! the position) with `{"error": "<message>"}` (cut to 200 characters) and change nothing.
+//! Malformed or illegal requests are answered `400` (cannot be read), `413` (too large) or
+//! `422` (illegal in the position) with the error body of docs/api.md, [`ErrorBody`]
+//! (`{"error": "<code>", "message": "<sentence cut to 200 characters>"}`), and change
+//! nothing.
 //!
 //! Bounds (see docs/security.md): bodies at most [`MAX_BODY`] bytes; games at most
 //! [`MAX_PLIES`] turns and [`MAX_DECISIONS`] decisions per list; records at most
@@ -30,18 +32,20 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 pub use matombo_api::{
-    game, games, AiAnswer, AiRequest, EventJson, ExportAnswer, ExportRequest, GameInfo, GameRequest, GameState,
-    ImportAnswer, ImportRequest, Lost, OutcomeJson, Rows, RulesetInfo, NSOLO_TRADITIONAL, TSORO_TRADITIONAL,
+    game, games, AiAnswer, AiRequest, ErrorBody, ErrorCode, EventJson, ExportAnswer, ExportRequest, GameInfo,
+    GameRequest, GameState, ImportAnswer, ImportRequest, Lost, OutcomeJson, Rows, RulesetInfo, SideJson,
+    NSOLO_TRADITIONAL, TSORO_TRADITIONAL,
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::limits::{cut, ClientAddr};
+use crate::limits::ClientAddr;
 
 /// Largest request body of the JSON API, in bytes.
 pub const MAX_BODY: usize = 128 * 1024;
@@ -71,8 +75,8 @@ impl From<matombo_api::ApiError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.0.kind.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(serde_json::json!({ "error": cut(&self.0.message) }))).into_response()
+        let status = StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(self.0.body())).into_response()
     }
 }
 
@@ -80,25 +84,37 @@ fn bad(message: impl Into<String>) -> ApiError {
     ApiError(matombo_api::ApiError::bad(message))
 }
 
+/// A request past one of the bounds above (still `400`).
+fn beyond(message: String) -> ApiError {
+    ApiError(matombo_api::ApiError::new(ErrorCode::InvalidField, message))
+}
+
 fn internal(message: String) -> ApiError {
-    ApiError(matombo_api::ApiError { kind: matombo_api::ErrorKind::Internal, message })
+    ApiError(matombo_api::ApiError::new(ErrorCode::Internal, message))
 }
 
-/// An answer refusing work for now: `status` with `Retry-After: 1`.
+/// An answer refusing work for now: `status` with `Retry-After: 1`; `503` is `busy` (the
+/// server's), `429` is `rate_limited` (the client's own share).
 fn busy(status: StatusCode, message: &str) -> Response {
-    (status, [(header::RETRY_AFTER, "1")], Json(serde_json::json!({ "error": message }))).into_response()
+    let code = if status == StatusCode::TOO_MANY_REQUESTS { ErrorCode::RateLimited } else { ErrorCode::Busy };
+    (status, [(header::RETRY_AFTER, "1")], Json(ErrorBody::new(code, message))).into_response()
 }
 
-fn parse_body<T: for<'de> serde::Deserialize<'de>>(body: &Bytes) -> Result<T, ApiError> {
-    Ok(matombo_api::parse_body(body)?)
+/// The body as JSON; a body past the route's limit is `413` `too_large`, as documented.
+fn parse_body<T: for<'de> serde::Deserialize<'de>>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let body = body.map_err(|e| {
+        let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE { ErrorCode::TooLarge } else { ErrorCode::Malformed };
+        ApiError(matombo_api::ApiError::new(code, e.body_text()))
+    })?;
+    Ok(matombo_api::parse_body(&body)?)
 }
 
 fn check_game(moves: &[String], lists: &[&[String]]) -> Result<(), ApiError> {
     if moves.len() > MAX_PLIES {
-        return Err(bad(format!("a game of at most {MAX_PLIES} turns, please ({} sent)", moves.len())));
+        return Err(beyond(format!("a game of at most {MAX_PLIES} turns, please ({} sent)", moves.len())));
     }
     if lists.iter().any(|l| l.len() > MAX_DECISIONS) {
-        return Err(bad(format!("at most {MAX_DECISIONS} decisions per list")));
+        return Err(beyond(format!("at most {MAX_DECISIONS} decisions per list")));
     }
     Ok(())
 }
@@ -144,8 +160,11 @@ impl CpuBudget {
 }
 
 /// `POST /api/game`.
-pub async fn game_handler(State(cpu): State<CpuBudget>, body: Bytes) -> Result<Json<GameState>, Response> {
-    let req: GameRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+pub async fn game_handler(
+    State(cpu): State<CpuBudget>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<GameState>, Response> {
+    let req: GameRequest = parse_body(body).map_err(IntoResponse::into_response)?;
     check_game(&req.moves, &[&req.pending, &req.apply]).map_err(IntoResponse::into_response)?;
     Ok(Json(cpu.run(move || Ok(game(&req)?)).await?))
 }
@@ -222,9 +241,9 @@ const AI_HARD_LIMIT: Duration = Duration::from_secs(10);
 pub async fn ai_handler(
     State(pool): State<AiPool>,
     ClientAddr(addr): ClientAddr,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<AiAnswer>, Response> {
-    let req: AiRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+    let req: AiRequest = parse_body(body).map_err(IntoResponse::into_response)?;
     check_game(&req.moves, &[]).map_err(IntoResponse::into_response)?;
     if let Some(a) = addr {
         let mut per = pool.per_addr.lock().expect("ai pool lock");
@@ -281,36 +300,79 @@ fn check_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> Resul
     for (k, v) in tags {
         n += 1;
         if n > MAX_TAGS {
-            return Err(bad(format!("at most {MAX_TAGS} tags in a record")));
+            return Err(beyond(format!("at most {MAX_TAGS} tags in a record")));
         }
         if k.chars().count() > MAX_TAG_CHARS || v.chars().count() > MAX_TAG_CHARS {
-            return Err(bad(format!("tag names and values of at most {MAX_TAG_CHARS} characters")));
+            return Err(beyond(format!("tag names and values of at most {MAX_TAG_CHARS} characters")));
         }
     }
     Ok(())
 }
 
 /// `POST /api/record/export`.
-pub async fn export_handler(State(cpu): State<CpuBudget>, body: Bytes) -> Result<Json<ExportAnswer>, Response> {
-    let req: ExportRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+pub async fn export_handler(
+    State(cpu): State<CpuBudget>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<ExportAnswer>, Response> {
+    let req: ExportRequest = parse_body(body).map_err(IntoResponse::into_response)?;
     check_game(&req.moves, &[]).map_err(IntoResponse::into_response)?;
     check_tags(req.tags.iter()).map_err(IntoResponse::into_response)?;
     Ok(Json(cpu.run(move || Ok(matombo_api::export(&req)?)).await?))
 }
 
 /// `POST /api/record/import`: the game of a record, as a [`GameState`] (plus its tags).
-pub async fn import_handler(State(cpu): State<CpuBudget>, body: Bytes) -> Result<Json<ImportAnswer>, Response> {
-    let req: ImportRequest = parse_body(&body).map_err(IntoResponse::into_response)?;
+pub async fn import_handler(
+    State(cpu): State<CpuBudget>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<ImportAnswer>, Response> {
+    let req: ImportRequest = parse_body(body).map_err(IntoResponse::into_response)?;
     // Counted before parsing, so that the parser never sees more than the bound.
     let tags = req.text.lines().filter(|l| l.trim_start().starts_with('[')).count();
     if tags > MAX_TAGS {
-        return Err(bad(format!("at most {MAX_TAGS} tags in a record ({tags} sent)")).into_response());
+        return Err(beyond(format!("at most {MAX_TAGS} tags in a record ({tags} sent)")).into_response());
     }
     let answer = cpu.run(move || Ok(matombo_api::import(&req)?)).await?;
     if answer.state.moves.len() > MAX_PLIES {
-        return Err(bad(format!("a game of at most {MAX_PLIES} turns, please")).into_response());
+        return Err(beyond(format!("a game of at most {MAX_PLIES} turns, please")).into_response());
     }
     Ok(Json(answer))
+}
+
+/// Any path under `/api/` that is no route: `404` with the error body.
+pub async fn no_such_route(uri: axum::http::Uri) -> Response {
+    let message = format!("no API route {}", uri.path());
+    (StatusCode::NOT_FOUND, Json(ErrorBody::new(ErrorCode::NotFound, &message))).into_response()
+}
+
+/// A route's answer to a method it does not take: `405` with `Allow` and the error body.
+pub fn wrong_method(allow: &'static str) -> Response {
+    let message = format!("this route answers {allow} only");
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, allow)],
+        Json(ErrorBody::new(ErrorCode::MethodNotAllowed, &message)),
+    )
+        .into_response()
+}
+
+/// `POST` only, any other method answered [`wrong_method`].
+pub fn post_only<H, T, S>(handler: H) -> axum::routing::MethodRouter<S>
+where
+    H: axum::handler::Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    post(handler).fallback(|| async { wrong_method("POST") })
+}
+
+/// `GET` (and `HEAD`) only, any other method answered [`wrong_method`].
+pub fn get_only<H, T, S>(handler: H) -> axum::routing::MethodRouter<S>
+where
+    H: axum::handler::Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    axum::routing::get(handler).fallback(|| async { wrong_method("GET, HEAD") })
 }
 
 /// `GET /api/rulesets`.
@@ -335,9 +397,31 @@ pub async fn health_handler(State((pool, _cpu)): State<(AiPool, CpuBudget)>) -> 
 pub fn routes(pool: AiPool, cpu: CpuBudget) -> Router {
     let limit = DefaultBodyLimit::max(MAX_BODY);
     Router::new()
-        .route("/api/game", post(game_handler).with_state(cpu.clone()))
-        .route("/api/record/export", post(export_handler).with_state(cpu.clone()))
-        .route("/api/record/import", post(import_handler).with_state(cpu))
-        .route("/api/ai", post(ai_handler).with_state(pool))
+        .route("/api/game", post_only(game_handler).with_state(cpu.clone()))
+        .route("/api/record/export", post_only(export_handler).with_state(cpu.clone()))
+        .route("/api/record/import", post_only(import_handler).with_state(cpu))
+        .route("/api/ai", post_only(ai_handler).with_state(pool))
         .layer(limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn refusals_for_now_have_the_error_body_and_retry_after() {
+        for (status, code) in [
+            (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Busy),
+            (StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited),
+        ] {
+            let r = busy(status, "try again");
+            assert_eq!(r.status(), status);
+            assert_eq!(r.headers()[header::RETRY_AFTER], "1");
+            let bytes = r.into_body().collect().await.unwrap().to_bytes();
+            let body: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(body, ErrorBody::new(code, "try again"));
+        }
+    }
 }

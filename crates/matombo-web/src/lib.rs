@@ -54,7 +54,8 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
         .route("/static/{*path}", get(assets::static_file))
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))
-        .route("/api/rulesets", get(api::rulesets_handler))
+        .route("/api/rulesets", api::get_only(api::rulesets_handler))
+        .route("/api/{*rest}", axum::routing::any(api::no_such_route))
         .route("/healthz", get(api::health_handler).with_state((pool.clone(), cpu.clone())))
         .merge(api::routes(pool, cpu))
 }

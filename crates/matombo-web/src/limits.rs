@@ -16,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use matombo_api::{ErrorBody, ErrorCode};
 use tower::ServiceExt as _;
 
 /// Bounds on connections and requests; the defaults suit a public server.
@@ -166,8 +167,8 @@ fn policy(app: Router, limits: Arc<ServerLimits>) -> Router {
     app.layer(axum::middleware::from_fn_with_state(limits, check_request))
 }
 
-fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
-    (status, Json(serde_json::json!({"error": message, "code": code}))).into_response()
+fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    (status, Json(ErrorBody::new(code, message))).into_response()
 }
 
 /// Whether the `Origin` of a request is allowed: absent (not a browser, or a same-origin
@@ -189,7 +190,7 @@ async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, ne
     if (changes || upgrade) && !origin_allowed(req.headers(), &limits) {
         return refuse(
             StatusCode::FORBIDDEN,
-            "origin",
+            ErrorCode::ForbiddenOrigin,
             "this origin may not use the API (the server allows others with --allow-origin)",
         );
     }
@@ -201,12 +202,16 @@ async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, ne
             .and_then(|v| v.split(';').next())
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
         if !json {
-            return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content_type", "send Content-Type: application/json");
+            return refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorCode::ContentType,
+                "send Content-Type: application/json",
+            );
         }
     }
     match tokio::time::timeout(limits.request, next.run(req)).await {
         Ok(r) => r,
-        Err(_) => refuse(StatusCode::REQUEST_TIMEOUT, "timeout", "the request took too long"),
+        Err(_) => refuse(StatusCode::REQUEST_TIMEOUT, ErrorCode::Timeout, "the request took too long"),
     }
 }
 

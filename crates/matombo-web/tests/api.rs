@@ -35,7 +35,7 @@ async fn start_state_matches_the_engine() {
     let start = Position::start("tsoro:8".parse().unwrap());
     assert_eq!(s["position"], start.to_string());
     assert_eq!(s["phase"], "start");
-    assert_eq!(s["to_move"], "South");
+    assert_eq!(s["to_move"], "south");
     for (row, side, kind) in [
         ("B", matombo_core::Side::South, matombo_core::Row::Outer),
         ("a", matombo_core::Side::North, matombo_core::Row::Inner),
@@ -65,7 +65,7 @@ async fn a_head_choice_then_stop_gives_the_engine_turn() {
     assert_eq!(strings(&s["moves"]), ["B2="]);
     assert_eq!(strings(&s["played"]), ["B2="]);
     assert_eq!(s["position"], after.to_string());
-    assert_eq!(s["to_move"], "North");
+    assert_eq!(s["to_move"], "north");
     assert!(s["pending"].as_array().unwrap().is_empty());
 }
 
@@ -91,7 +91,7 @@ async fn illegal_and_malformed_requests_are_refused_with_a_message() {
     for (body, status, needle) in cases {
         let (got, v) = post("/api/game", body.clone()).await;
         assert_eq!(got, status, "{body}: {v}");
-        let msg = v["error"].as_str().unwrap();
+        let msg = v["message"].as_str().unwrap();
         assert!(msg.contains(needle), "{body}: {msg}");
     }
     let (status, text) = call("POST", "/api/game", Some("{not json".into())).await;
@@ -168,8 +168,8 @@ async fn nsolo_bonus_counts_down_stone_by_stone() {
     let (_, s) =
         post("/api/game", json!({"start": "nsolo", "pending": ["sow B1", "take b3"], "apply": ["take b3"]})).await;
     assert_eq!(strings(&s["moves"]), ["B1xb3:2"]);
-    assert_eq!(s["lost"]["North"], 4);
-    assert_eq!(s["lost"]["South"], 0);
+    assert_eq!(s["lost"]["north"], 4);
+    assert_eq!(s["lost"]["south"], 0);
 }
 
 #[tokio::test]
@@ -181,7 +181,7 @@ async fn a_whole_token_reports_its_events_and_the_game_can_be_resigned() {
     let (status, s) = post("/api/game", json!({"start": "tsoro:8", "moves": ["B2+"], "resigned": "N"})).await;
     assert_eq!(status, StatusCode::OK, "{s}");
     assert_eq!(s["phase"], "over");
-    assert_eq!(s["outcome"]["winner"], "South");
+    assert_eq!(s["outcome"]["winner"], "south");
     assert_eq!(s["outcome"]["termination"], "resignation");
     let (status, v) =
         post("/api/game", json!({"start": "tsoro:8", "moves": ["B2+"], "resigned": "N", "apply": ["sow b2"]})).await;
@@ -211,7 +211,7 @@ async fn a_finished_game_reports_its_outcome_and_refuses_more_turns() {
     assert!(s["legal"].as_array().unwrap().is_empty());
     let (status, v) = post("/api/game", json!({"start": "tsoro:6", "moves": moves, "apply": ["sow B1"]})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(v["error"].as_str().unwrap().contains("over"), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("over"), "{v}");
 }
 
 #[tokio::test]
@@ -246,10 +246,17 @@ async fn records_round_trip_and_bad_records_are_refused() {
     let (_, s) = post("/api/record/import", json!({"text": v["record"]})).await;
     assert_eq!(strings(&s["moves"]), moves);
     assert_eq!(s["start"], "tsoro:8 2*8/0*8/0*8/2*8 S");
+    assert_eq!(s["resigned"], Value::Null);
+
+    // A resignation goes through the record and comes back as a side.
+    let (_, v) = post("/api/record/export", json!({"start": "tsoro:8", "moves": ["B2+"], "resigned": "N"})).await;
+    let (status, s) = post("/api/record/import", json!({"text": v["record"]})).await;
+    assert_eq!(status, StatusCode::OK, "{s}");
+    assert_eq!((&s["resigned"], &s["outcome"]["winner"]), (&json!("north"), &json!("south")), "{s}");
 
     let (status, v) = post("/api/record/import", json!({"text": "[Ruleset \"tsoro:8\"]\n\n1. Z9 *\n"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("line"), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("line"), "{v}");
     let (status, _) = post("/api/record/export", json!({"start": "tsoro:8", "moves": ["B1="]})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
 }
@@ -265,7 +272,7 @@ async fn the_ai_answers_a_legal_turn() {
     assert_eq!(strings(&v["decisions"]), decisions.iter().map(|d| d.to_string()).collect::<Vec<_>>());
     let (status, v) = post("/api/ai", json!({"start": "tsoro:8", "level": "grandmaster"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(v["error"].as_str().unwrap().contains("unknown level"), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("unknown level"), "{v}");
 }
 
 #[tokio::test]

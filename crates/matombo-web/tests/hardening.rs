@@ -143,11 +143,11 @@ async fn requests_are_bounded_and_errors_are_short() {
     let body = json!({"start": "tsoro:8", "moves": moves}).to_string();
     let (st, v, _) = post(addr, "/api/game", &body, &[JSON]).await;
     assert_eq!(st, 400, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("turns"), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("turns"), "{v}");
     let body = json!({"start": "x".repeat(100_000)}).to_string();
     let (st, v, _) = post(addr, "/api/game", &body, &[JSON]).await;
     assert_eq!(st, 400);
-    assert!(v["error"].as_str().unwrap().chars().count() <= matombo_web::limits::MAX_ERROR_CHARS + 1, "{v}");
+    assert!(v["message"].as_str().unwrap().chars().count() <= matombo_web::limits::MAX_ERROR_CHARS + 1, "{v}");
     let body = json!({"start": "tsoro:8", "moves": ["x".repeat(200_000)]}).to_string();
     let (st, _, _) = post(addr, "/api/game", &body, &[JSON]).await;
     assert_eq!(st, 413, "a body over the limit");

@@ -285,7 +285,7 @@ async fn many_connections_sharing_seat_links_share_one_room_budget() {
         }
     }
     let e = refused.expect("20 quick turns in one room were all accepted");
-    assert_eq!(e["code"], "rate_limited", "{e}");
+    assert_eq!(e["error"], "rate_limited", "{e}");
     assert!(e["message"].as_str().unwrap().contains("this game accepts at most 2 turns per second"), "{e}");
     // A burst of twice the rate, plus what refilled meanwhile.
     let bound = 4.0 + 2.0 * began.elapsed().as_secs_f64();
@@ -326,7 +326,7 @@ async fn one_address_has_one_turn_budget_across_rooms() {
         }
     }
     let e = refused.expect("30 quick turns from one address were all accepted");
-    assert_eq!(e["code"], "rate_limited", "{e}");
+    assert_eq!(e["error"], "rate_limited", "{e}");
     assert!(e["message"].as_str().unwrap().contains("one address may play at most 2 turns per second"), "{e}");
     let bound = 4.0 + 2.0 * began.elapsed().as_secs_f64();
     assert!(played >= 4 && f64::from(played) <= bound + 1.0, "{played} turns accepted, bound {bound}");
@@ -446,7 +446,7 @@ async fn an_idle_game_is_closed_as_abandoned_and_refuses_turns() {
     let closed = next_of_type(&mut t.seats[1][0], "closed", Duration::from_secs(10)).await;
     assert_eq!(closed["reason"], "abandoned", "{closed}");
     let e = t.play(0).await.expect_err("a turn in a closed game was accepted");
-    assert_eq!(e["code"], "closed", "{e}");
+    assert_eq!(e["error"], "closed", "{e}");
     assert_eq!(status_of(addr, &t.id).await.0, 410);
     let c = rusqlite::Connection::open(&db).unwrap();
     let turns: i64 = c.query_row("SELECT COUNT(*) FROM turns WHERE room=?1", [&t.id], |r| r.get(0)).unwrap();
@@ -517,7 +517,7 @@ async fn the_side_not_to_move_cannot_spend_the_room_budget() {
     // North, not to move, floods turns: each is refused as out of turn, none rate limited.
     for _ in 0..10 {
         let e = try_turn(&mut t.seats[1][0], &t.game).await.expect_err("north played out of turn");
-        assert_eq!(e["code"], "not_your_turn", "{e}");
+        assert_eq!(e["error"], "not_your_turn", "{e}");
     }
     t.play(0).await.expect("south's turn was refused after north's flood");
 }

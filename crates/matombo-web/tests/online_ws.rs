@@ -195,29 +195,29 @@ async fn only_the_holder_of_the_side_to_move_can_play() {
     // A spectator, a wrong token and a token of another length cannot move.
     let (mut watcher, _) = connect(addr, &id, None).await;
     send(&mut watcher, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut watcher).await["code"], "not_a_player");
+    assert_eq!(recv_error(&mut watcher).await["error"], "not_a_player");
     let mut wrong = ts.clone();
     wrong.replace_range(0..1, if wrong.starts_with('A') { "B" } else { "A" });
     let (mut stranger, _) =
         tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
     send(&mut stranger, json!({"type": "hello", "token": wrong})).await;
-    assert_eq!(recv_error(&mut stranger).await["code"], "bad_token");
+    assert_eq!(recv_error(&mut stranger).await["error"], "bad_token");
     assert_eq!(recv_type(&mut stranger, "state").await["you"], Value::Null);
     send(&mut stranger, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut stranger).await["code"], "not_a_player");
+    assert_eq!(recv_error(&mut stranger).await["error"], "not_a_player");
     // North may not play South's turn; an illegal turn and garbage are refused.
     send(&mut north, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut north).await["code"], "not_your_turn");
+    assert_eq!(recv_error(&mut north).await["error"], "not_your_turn");
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "A1"})).await;
-    assert_eq!(recv_error(&mut south).await["code"], "illegal");
+    assert_eq!(recv_error(&mut south).await["error"], "illegal");
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "??"})).await;
-    assert_eq!(recv_error(&mut south).await["code"], "bad_move");
+    assert_eq!(recv_error(&mut south).await["error"], "bad_move");
     south.send(Message::text("{not json")).await.unwrap();
-    assert_eq!(recv_error(&mut south).await["code"], "malformed");
+    assert_eq!(recv_error(&mut south).await["error"], "malformed");
     south.send(Message::text(" ".repeat(5000))).await.unwrap();
-    assert_eq!(recv_error(&mut south).await["code"], "too_large");
+    assert_eq!(recv_error(&mut south).await["error"], "too_large");
     south.send(Message::binary(vec![0u8, 1, 2])).await.unwrap();
-    assert_eq!(recv_error(&mut south).await["code"], "malformed");
+    assert_eq!(recv_error(&mut south).await["error"], "malformed");
     // Nothing changed: South's turn at ply 0 is still accepted.
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
     recv_turn(&mut north, 0).await;
@@ -253,7 +253,7 @@ async fn a_duplicated_turn_is_applied_once() {
     assert_eq!(state["moves"], json!(["B2="]));
     // A stale ply with another turn is refused and the client gets the state back.
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "B3"})).await;
-    assert_eq!(recv_error(&mut south).await["code"], "stale");
+    assert_eq!(recv_error(&mut south).await["error"], "stale");
     assert_eq!(recv_type(&mut south, "state").await["ply"], 1);
 }
 
@@ -305,16 +305,16 @@ async fn the_flag_falls_on_the_server_and_resignation_ends() {
     let (_north, _) = connect(addr, &id, Some(&tn)).await;
     // Nobody moves: the server ends the game when South's second runs out.
     let end = recv_type(&mut south, "end").await;
-    assert_eq!(end["outcome"]["termination"], "time forfeit");
+    assert_eq!(end["outcome"]["termination"], "time_forfeit");
     assert_eq!(end["outcome"]["winner"], "north");
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut south).await["code"], "game_over");
+    assert_eq!(recv_error(&mut south).await["error"], "game_over");
 
     let (id, ts, _) = room(addr, "tsoro:8", None).await;
     let (mut south, _) = connect(addr, &id, Some(&ts)).await;
     let (mut watcher, _) = connect(addr, &id, None).await;
     send(&mut watcher, json!({"type": "resign"})).await;
-    assert_eq!(recv_error(&mut watcher).await["code"], "not_a_player");
+    assert_eq!(recv_error(&mut watcher).await["error"], "not_a_player");
     send(&mut south, json!({"type": "resign"})).await;
     let end = recv_type(&mut watcher, "end").await;
     assert_eq!(end["outcome"]["result"], "0-1");
@@ -336,7 +336,7 @@ async fn limits_refuse_with_clear_errors() {
     let mut codes = Vec::new();
     for _ in 0..20 {
         send(&mut south, json!({"type": "turn", "ply": 5, "move": "B2="})).await;
-        codes.push(recv_error(&mut south).await["code"].as_str().unwrap().to_string());
+        codes.push(recv_error(&mut south).await["error"].as_str().unwrap().to_string());
     }
     assert!(codes[..10].iter().all(|c| c == "ahead"), "{codes:?}");
     assert!(codes.iter().any(|c| c == "rate_limited"), "{codes:?}");

@@ -77,7 +77,7 @@ async fn play(ws: &mut Ws, ply: usize, mv: &str) -> Value {
                 return v;
             }
             if v["type"] == "error" {
-                assert_eq!(v["code"], "rate_limited", "{v}");
+                assert_eq!(v["error"], "rate_limited", "{v}");
                 tokio::time::sleep(Duration::from_millis(250)).await;
                 break;
             }

@@ -1,7 +1,8 @@
 // A Web Worker running the engine's searches off the page's main thread. The page stops
 // a search by ending this worker (a search in WebAssembly cannot be interrupted).
 //   page -> worker: {module} once, then {id, op, body}
-//   worker -> page: {id, progress} (analysis depths), then {id, ok} or {id, error, status}
+//   worker -> page: {id, progress} (analysis depths), then {id, ok} or {id, error, message, status}
+//   (error: the code of the server's error body, message: its sentence)
 import { instantiate } from './wasm.js';
 
 let ready = null;
@@ -12,7 +13,7 @@ function run({ id, op, body }) {
     const ok = ready.call(op, body, id);
     postMessage({ id, ok });
   } catch (e) {
-    postMessage({ id, error: e.message || String(e), status: e.status || 500 });
+    postMessage({ id, error: e.code || 'internal', message: e.message || String(e), status: e.status || 500 });
   }
 }
 

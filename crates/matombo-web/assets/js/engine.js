@@ -70,7 +70,7 @@ export class Searcher {
       }
       this.pending.delete(data.id);
       if ('ok' in data) job.resolve(data.ok);
-      else job.reject(Object.assign(new Error(data.error), { status: data.status }));
+      else job.reject(Object.assign(new Error(data.message), { code: data.error, status: data.status }));
     };
     this.worker.onerror = (e) => {
       e.preventDefault();

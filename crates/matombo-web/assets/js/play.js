@@ -9,7 +9,9 @@ const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('play');
 const $ = (id) => document.getElementById(id);
 const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
-const sideWord = (side) => (side === 'South' || side === 'S' ? words.south : words.north);
+const sideWord = (side) => (side === 'South' || side === 'south' || side === 'S' ? words.south : words.north);
+// The engine writes sides as the JSON API does, "south" / "north"; this page says "South" / "North".
+const pageSide = (side) => (side === 'south' ? 'South' : side === 'north' ? 'North' : side);
 const moverOf = (token) => (token[0] === 'B' || token[0] === 'A' ? 'South' : 'North');
 
 const params = new URLSearchParams(location.search);
@@ -133,7 +135,7 @@ function ensureBoard(info) {
 }
 
 const humanToDecide = () =>
-  state && !state.outcome && (settings.mode === 'two' || state.to_move === settings.human);
+  state && !state.outcome && (settings.mode === 'two' || pageSide(state.to_move) === settings.human);
 
 function render() {
   ensureBoard(state.ruleset);
@@ -187,11 +189,11 @@ function render() {
     const head = !o.winner
       ? words.draw
       : settings.mode === 'ai'
-        ? o.winner === settings.human
+        ? pageSide(o.winner) === settings.human
           ? words.you_win
           : words.you_lose
         : fill(words.wins, { side: sideWord(o.winner) });
-    const loser = o.winner ? sideWord(o.winner === 'South' ? 'North' : 'South') : '';
+    const loser = o.winner ? sideWord(pageSide(o.winner) === 'South' ? 'North' : 'South') : '';
     const reason =
       o.termination === 'no_legal_move'
         ? fill(words.reason_no_moves, { side: loser })
@@ -258,7 +260,7 @@ function render() {
   $('level').value = settings.level;
   document.querySelector('.ai-options').hidden = settings.mode !== 'ai';
   root.dataset.phase = state.outcome ? 'over' : state.phase;
-  root.dataset.toMove = state.to_move;
+  root.dataset.toMove = pageSide(state.to_move);
   root.dataset.moves = String(state.moves.length);
   root.dataset.busy = busy || thinking ? 'true' : 'false';
   save();
@@ -287,7 +289,7 @@ async function send(extra) {
   // Read before the buttons are disabled (which drops their focus).
   const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
   busy = true;
-  const mover = state.to_move;
+  const mover = pageSide(state.to_move);
   const gen = generation;
   render();
   let next;
@@ -344,7 +346,7 @@ function onHole(label) {
 
 async function maybeAi() {
   if (settings.mode !== 'ai' || !state || state.outcome || busy || thinking) return;
-  if (state.to_move === settings.human || state.phase !== 'start') return;
+  if (pageSide(state.to_move) === settings.human || state.phase !== 'start') return;
   const seq = ++aiSeq;
   thinking = true;
   render();
@@ -359,7 +361,7 @@ async function maybeAi() {
   }
   thinking = false;
   // An undo, a new game or a change of side while the AI thought makes its answer stale.
-  if (seq !== aiSeq || game.pending.length || state.to_move === settings.human) {
+  if (seq !== aiSeq || game.pending.length || pageSide(state.to_move) === settings.human) {
     render();
     return;
   }
@@ -435,7 +437,7 @@ async function showHint() {
 async function resign() {
   if (!humanToDecide() || busy || game.pending.length) return;
   cancelAi();
-  game.resigned = state.to_move === 'South' ? 'S' : 'N';
+  game.resigned = pageSide(state.to_move) === 'South' ? 'S' : 'N';
   load();
 }
 
@@ -649,7 +651,7 @@ function setAnalysing(on) {
 /** A score for South, as the annotations of RULES.md §6.5 write it: +1.25, #7, #-7. */
 function southScore(line, toMove) {
   if (line.mate !== null && line.mate !== undefined) {
-    const n = toMove === 'South' ? line.mate : -line.mate;
+    const n = pageSide(toMove) === 'South' ? line.mate : -line.mate;
     return `#${n}`;
   }
   const v = line.south / 100;

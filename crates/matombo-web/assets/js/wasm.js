@@ -16,10 +16,11 @@ export async function compile(url) {
   }
 }
 
-/** An error answered by the engine, with the HTTP status the server would give. */
+/** An error answered by the engine: its code and message, and the HTTP status the server would give. */
 export class EngineError extends Error {
-  constructor(message, status) {
+  constructor(code, message, status) {
     super(message);
+    this.code = code;
     this.status = status;
   }
 }
@@ -51,7 +52,7 @@ export async function instantiate(module, onReport = () => {}) {
     const text = decoder.decode(bytes(out + 4, len));
     exports.matombo_free(out, len + 4);
     const answer = JSON.parse(text);
-    if ('error' in answer) throw new EngineError(answer.error, answer.status);
+    if ('error' in answer) throw new EngineError(answer.error, answer.message, answer.status);
     return answer.ok;
   };
 }

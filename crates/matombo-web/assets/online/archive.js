@@ -20,7 +20,7 @@ async function load() {
     cell(tr, g.ruleset);
     cell(tr, g.south || '?');
     cell(tr, g.north || '?');
-    cell(tr, `${g.result} (${g.termination})`);
+    cell(tr, `${g.result} (${(g.termination || '').replaceAll('_', ' ')})`);
     cell(tr, String(g.turns));
     const td = cell(tr, '');
     const replay = document.createElement('a');

@@ -223,7 +223,7 @@ async function handle(v) {
       return;
     case 'error':
       setError(v.message);
-      if (v.code === 'bad_token') localStorage.removeItem(key);
+      if (v.error === 'bad_token') localStorage.removeItem(key);
       return;
     default:
   }

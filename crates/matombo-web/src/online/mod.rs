@@ -3,17 +3,25 @@
 //! - [`room`]: the pure core (seats, secret tokens, ply numbers, clocks, validation).
 //! - [`protocol`]: the WebSocket message format and its strict parser.
 //! - [`store`]: SQLite storage; every turn is committed before anyone hears of it.
-//! - `server`: the HTTP API, the WebSocket endpoint and the pages.
+//! - `server`: the router; `http` (the HTTP API and pages), `ws` (the WebSocket
+//!   endpoint), `handle` (live rooms), `views` (the JSON a client sees), `budget`
+//!   (connection and turn limits), `lifecycle` (game ends, clock watch, expiry).
 //! - [`loadtest`]: the client side of `matombo loadtest`.
 //!
 //! Routes: pages `/online/` (new game), `/online/game/{id}` (play or watch),
 //! `/online/archive`; API under `/api/online/` (see the `server` module).
 
+mod budget;
+mod handle;
+mod http;
+mod lifecycle;
 pub mod loadtest;
 pub mod protocol;
 pub mod room;
 mod server;
 pub mod store;
+mod views;
+mod ws;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -107,7 +115,7 @@ impl std::fmt::Debug for OnlineState {
 
 pub(crate) struct Inner {
     store: store::Store,
-    rooms: Mutex<HashMap<String, Arc<server::RoomHandle>>>,
+    rooms: Mutex<HashMap<String, Arc<handle::RoomHandle>>>,
     limits: Limits,
     connections: AtomicUsize,
     /// Unfinished rooms (finished ones leave memory and are read back from the store).
@@ -120,7 +128,7 @@ struct AddrUse {
     rooms: usize,
     connections: usize,
     /// Turns played from the address, across rooms (made at its first turn).
-    turns: Option<server::Bucket>,
+    turns: Option<budget::Bucket>,
 }
 
 /// The default database file: `<data dir>/matombo/online.sqlite3`.
@@ -146,8 +154,8 @@ impl OnlineState {
             None => default_db_path()?,
         };
         let store = store::Store::open(&path).map_err(|e| OnlineError(format!("{}: {e}", path.display())))?;
-        let now = server::now_ms();
-        let (unclaimed_before, idle_before) = server::expiry_bounds(&limits, now);
+        let now = handle::now_ms();
+        let (unclaimed_before, idle_before) = lifecycle::expiry_bounds(&limits, now);
         let rooms =
             store.load_unfinished(now, unclaimed_before, idle_before).map_err(|e| OnlineError(e.to_string()))?;
         let n = rooms.len();
@@ -156,7 +164,7 @@ impl OnlineState {
         for a in rooms.iter().filter_map(|(_, a)| *a) {
             per_addr.entry(a).or_default().rooms += 1;
         }
-        let map = rooms.into_iter().map(|(r, a)| (r.id.clone(), server::RoomHandle::new(r, a, &limits))).collect();
+        let map = rooms.into_iter().map(|(r, a)| (r.id.clone(), handle::RoomHandle::new(r, a, &limits))).collect();
         tracing::info!(db = %path.display(), games_in_progress = n, "online play store opened");
         let state = OnlineState {
             inner: Arc::new(Inner {
@@ -168,11 +176,11 @@ impl OnlineState {
                 per_addr: Mutex::new(per_addr),
             }),
         };
-        server::sweep_expired(&state);
+        lifecycle::sweep_expired(&state);
         // Reloaded clocks start running again now; watch them.
         let handles: Vec<_> = state.inner.rooms.lock().expect("rooms lock").values().cloned().collect();
         for h in handles {
-            server::watch_clock(state.clone(), h);
+            lifecycle::watch_clock(state.clone(), h);
         }
         Ok(state)
     }

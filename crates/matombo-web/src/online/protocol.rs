@@ -9,10 +9,12 @@
 //! - `{"type":"resign"}`, `{"type":"sync"}` (ask for the full state), `{"type":"ping"}`.
 //!
 //! Server → client: `state` (full state), `turn` (a turn was played and stored),
-//! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (`code`, `message`),
+//! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (the error body of
+//! docs/api.md, `error` (a code) and `message`, with the `ply`),
 //! `closed` (`reason`: `unclaimed` or `abandoned`, `message`: the game was closed unfinished
 //! and takes no more turns).
 
+use matombo_api::ErrorCode;
 use serde::Deserialize;
 
 /// Largest client message accepted, in bytes.
@@ -73,12 +75,12 @@ pub enum ProtocolError {
 }
 
 impl ProtocolError {
-    /// The short machine-readable code sent in error messages.
-    pub fn code(&self) -> &'static str {
+    /// The code sent in error messages.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ProtocolError::TooLarge(_) => "too_large",
-            ProtocolError::Malformed(_) => "malformed",
-            ProtocolError::Field { .. } => "invalid_field",
+            ProtocolError::TooLarge(_) => ErrorCode::TooLarge,
+            ProtocolError::Malformed(_) => ErrorCode::Malformed,
+            ProtocolError::Field { .. } => ErrorCode::InvalidField,
         }
     }
 }
@@ -144,10 +146,10 @@ mod tests {
             br#"{"type":"sync","extra":1}"#,
             br#"[]"#,
         ] {
-            assert_eq!(parse(bad).unwrap_err().code(), "malformed", "{:?}", String::from_utf8_lossy(bad));
+            assert_eq!(parse(bad).unwrap_err().code(), ErrorCode::Malformed, "{:?}", String::from_utf8_lossy(bad));
         }
-        assert_eq!(parse(br#"{"type":"hello","token":"a b"}"#).unwrap_err().code(), "invalid_field");
-        assert_eq!(parse(br#"{"type":"hello","name":"a\nb"}"#).unwrap_err().code(), "invalid_field");
+        assert_eq!(parse(br#"{"type":"hello","token":"a b"}"#).unwrap_err().code(), ErrorCode::InvalidField);
+        assert_eq!(parse(br#"{"type":"hello","name":"a\nb"}"#).unwrap_err().code(), ErrorCode::InvalidField);
     }
 
     #[test]

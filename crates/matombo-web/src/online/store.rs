@@ -345,8 +345,9 @@ pub struct ArchiveEntry {
     pub north: String,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
-    /// Termination tag.
-    pub termination: String,
+    /// Why it ended, as in an outcome: `no_legal_move`, `repetition`, `resignation` or
+    /// `time_forfeit` (null if the stored word cannot be read).
+    pub termination: Option<Termination>,
     /// Turns played.
     pub turns: u32,
     /// Unix ms.
@@ -369,7 +370,7 @@ impl Store {
         w.pragma_update(None, "wal_autocheckpoint", 0)?;
         // A read-only file or directory would otherwise only show at the first turn.
         w.execute_batch("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);")?;
-        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::online::server::now_ms() as i64])
+        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::online::handle::now_ms() as i64])
             .map_err(|e| StoreError(format!("the database is not writable: {e}")))?;
         let ck = connect(path)?;
         // The thread ends when the last handle on the store is dropped (its sender with it).
@@ -477,7 +478,7 @@ impl Store {
                     _ => "1/2-1/2",
                 }
                 .into(),
-                termination: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                termination: r.get::<_, Option<String>>(5)?.as_deref().and_then(Termination::from_tag),
                 created: r.get::<_, i64>(6)? as u64,
                 finished: r.get::<_, i64>(7)? as u64,
                 turns: r.get(8)?,

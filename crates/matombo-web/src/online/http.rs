@@ -1,0 +1,385 @@
+//! The HTTP routes of online play: create, claim, state, record, archive, decisions and
+//! the pages; their errors as `{"error": code, "message": sentence}`.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::Ordering;
+
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use matombo_api::{ErrorBody, ErrorCode};
+use matombo_core::{Decision, Position, Record, Ruleset, Side, Token};
+use rand::{Rng, SeedableRng as _};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::handle::{find_room, now_ms, random_secret, RoomHandle};
+use super::lifecycle::{closed_message, watch_clock};
+use super::protocol;
+use super::room::{Room, RoomError, TimeControl, MAX_CLOCK_MS};
+use super::store::Op;
+use super::views::{event_json, links, side_str, state_json};
+use super::OnlineState;
+
+/// An API error: HTTP status, machine code and a sentence, answered as the one error body
+/// of docs/api.md.
+pub(super) struct ApiError(pub(super) StatusCode, pub(super) ErrorCode, pub(super) String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(ErrorBody::new(self.1, &self.2))).into_response()
+    }
+}
+
+pub(super) fn room_error(e: &RoomError) -> ErrorCode {
+    match e {
+        RoomError::NotAPlayer => ErrorCode::NotAPlayer,
+        RoomError::NotYourTurn(_) => ErrorCode::NotYourTurn,
+        RoomError::Stale { .. } => ErrorCode::Stale,
+        RoomError::Ahead { .. } => ErrorCode::Ahead,
+        RoomError::BadToken(_) => ErrorCode::BadMove,
+        RoomError::Illegal(_) => ErrorCode::Illegal,
+        RoomError::GameOver(_) => ErrorCode::GameOver,
+        RoomError::WaitingForOpponent => ErrorCode::Waiting,
+        RoomError::BadInvite => ErrorCode::BadInvite,
+        RoomError::SeatsTaken => ErrorCode::SeatsTaken,
+    }
+}
+
+/// The client's address, when the server was started with connect info.
+pub(super) struct ClientAddr(pub(super) Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddr(parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateReq {
+    ruleset: String,
+    #[serde(default)]
+    side: Option<String>,
+    #[serde(default)]
+    clock: Option<TimeControl>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+pub(super) fn check_name(name: Option<String>) -> Result<String, ApiError> {
+    let name = name.unwrap_or_default();
+    if name.chars().count() > protocol::MAX_NAME || name.chars().any(char::is_control) {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidField,
+            "name: at most 40 characters, no control characters".into(),
+        ));
+    }
+    Ok(name.trim().to_string())
+}
+
+pub(super) async fn create_room(
+    State(s): State<OnlineState>,
+    ClientAddr(addr): ClientAddr,
+    body: Result<Json<CreateReq>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
+    let ruleset: Ruleset =
+        req.ruleset.parse().map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::BadRuleset, format!("{e}")))?;
+    let side = match req.side.as_deref().unwrap_or("random") {
+        "south" => Side::South,
+        "north" => Side::North,
+        "random" => {
+            if rand::rngs::StdRng::from_os_rng().random_bool(0.5) {
+                Side::South
+            } else {
+                Side::North
+            }
+        }
+        _ => {
+            return Err(ApiError(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidField,
+                "side: south, north or random".into(),
+            ))
+        }
+    };
+    if let Some(c) = req.clock {
+        if c.initial_ms < 1000 || c.initial_ms > MAX_CLOCK_MS || c.increment_ms > 3_600_000 {
+            return Err(ApiError(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidField,
+                "clock: initial_ms from 1000 to 86400000, increment_ms at most 3600000".into(),
+            ));
+        }
+    }
+    let name = check_name(req.name)?;
+    let limits = &s.inner.limits;
+    // Reserve the room slot first, so concurrent requests cannot overshoot the limits.
+    {
+        if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= limits.max_rooms {
+            s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+            return Err(ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::TooManyRooms,
+                "the server is full".into(),
+            ));
+        }
+        if let Some(a) = addr {
+            let mut per = s.inner.per_addr.lock().expect("addr lock");
+            let u = per.entry(a).or_default();
+            if u.rooms >= limits.rooms_per_addr {
+                s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+                return Err(ApiError(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::TooManyRooms,
+                    format!("at most {} unfinished games per address", limits.rooms_per_addr),
+                ));
+            }
+            u.rooms += 1;
+        }
+    }
+    let release = |s: &OnlineState| {
+        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+        if let Some(a) = addr {
+            if let Some(u) = s.inner.per_addr.lock().expect("addr lock").get_mut(&a) {
+                u.rooms = u.rooms.saturating_sub(1);
+            }
+        }
+    };
+    let id = random_secret(10);
+    let tokens = [random_secret(32), random_secret(32)];
+    let invite = random_secret(24);
+    let now = now_ms();
+    let mut room = Room::new(id.clone(), ruleset, side, tokens.clone(), invite.clone(), req.clock, now);
+    room.seats[side.index()].name = name.clone();
+    let op = Op::Create {
+        id: id.clone(),
+        ruleset: ruleset.to_string(),
+        start: room.game.start().to_string(),
+        tokens: tokens.clone(),
+        invite: invite.clone(),
+        creator: side,
+        name,
+        control: req.clock,
+        created: now,
+        creator_addr: addr.map(|a| a.to_string()),
+    };
+    if let Err(e) = s.inner.store.write(op).await {
+        release(&s);
+        return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()));
+    }
+    s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
+    tracing::info!(room = %id, %ruleset, "game created");
+    let token = &tokens[side.index()];
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "id": id,
+            "side": side_str(side),
+            "token": token,
+            "invite": invite,
+            "links": links(&id, Some(token), Some(&invite)),
+        })),
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClaimReq {
+    invite: String,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+pub(super) async fn claim_seat(
+    State(s): State<OnlineState>,
+    Path(id): Path<String>,
+    body: Result<Json<ClaimReq>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
+    let name = check_name(req.name)?;
+    let h = find_room(&s, &id).await?;
+    let mut room = h.room.lock().await;
+    if h.closed.load(Ordering::Acquire) {
+        return Err(ApiError(StatusCode::GONE, ErrorCode::Closed, closed_message(&s.inner.limits, "unclaimed")));
+    }
+    let side = room.check_claim(&req.invite).map_err(|e| {
+        let status = if e == RoomError::SeatsTaken { StatusCode::CONFLICT } else { StatusCode::FORBIDDEN };
+        ApiError(status, room_error(&e), e.to_string())
+    })?;
+    s.inner
+        .store
+        .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+    let now = now_ms();
+    room.commit_claim(side, &name, now);
+    let token = room.seats[side.index()].token.clone();
+    h.send(&state_json(&room, None, now, false).as_object().map_or(Value::Null, |o| {
+        let mut o = o.clone();
+        // Broadcast as a "seats" update: `you` differs per connection, so no full state.
+        o.insert("type".into(), "seats".into());
+        o.remove("you");
+        Value::Object(o)
+    }));
+    drop(room);
+    h.clock_changed.notify_one();
+    watch_clock(s.clone(), h.clone());
+    tracing::info!(room = %id, side = side_str(side), "seat taken");
+    Ok(Json(json!({"id": id, "side": side_str(side), "token": token, "links": links(&id, Some(&token), None)}))
+        .into_response())
+}
+
+#[derive(Deserialize)]
+pub(super) struct StateQuery {
+    #[serde(default)]
+    positions: Option<u8>,
+}
+
+pub(super) async fn get_room(
+    State(s): State<OnlineState>,
+    Path(id): Path<String>,
+    Query(q): Query<StateQuery>,
+) -> Result<Response, ApiError> {
+    let h = find_room(&s, &id).await?;
+    let room = h.room.lock().await;
+    let mut v = state_json(&room, None, now_ms(), q.positions.unwrap_or(0) != 0);
+    drop(room);
+    v["presence"] = h.presence_json();
+    Ok(Json(v).into_response())
+}
+
+pub(super) async fn get_record(State(s): State<OnlineState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let h = find_room(&s, &id).await?;
+    let room = h.room.lock().await;
+    let mut rec = Record::new(room.game.clone());
+    let name = |i: usize| if room.seats[i].name.is_empty() { "?".to_string() } else { room.seats[i].name.clone() };
+    rec.set_tag("South", &name(0));
+    rec.set_tag("North", &name(1));
+    rec.set_tag("Date", &date(room.created));
+    rec.set_tag("Site", &format!("matombo online, game {}", room.id));
+    if let Some(c) = &room.clocks {
+        rec.set_tag("TimeControl", &format!("{}+{}", c.control.initial_ms / 1000, c.control.increment_ms / 1000));
+    }
+    let body = rec.to_string();
+    let id = room.id.clone();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"matombo-{id}.txt\"")),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// `YYYY.MM.DD` of a Unix time in ms (UTC), for the record's Date tag.
+pub(super) fn date(ms: u64) -> String {
+    matombo_core::date_tag((ms / 1000) as i64)
+}
+
+#[derive(Deserialize)]
+pub(super) struct ArchiveQuery {
+    #[serde(default)]
+    limit: Option<u32>,
+    #[serde(default)]
+    offset: Option<u32>,
+}
+
+pub(super) async fn archive(State(s): State<OnlineState>, Query(q): Query<ArchiveQuery>) -> Result<Response, ApiError> {
+    let limit = q.limit.unwrap_or(50).min(200);
+    let offset = q.offset.unwrap_or(0);
+    let store = s.inner.store.clone();
+    let list = tokio::task::spawn_blocking(move || store.archive(limit, offset))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+    Ok(Json(json!({"games": list, "limit": limit, "offset": offset})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DecisionsReq {
+    position: String,
+    #[serde(default)]
+    decisions: Vec<String>,
+    /// A whole turn instead of decisions (to animate a turn received).
+    #[serde(default)]
+    token: Option<String>,
+}
+
+/// The next decisions of a turn under construction (the page has no rules engine).
+pub(super) async fn decisions(
+    body: Result<Json<DecisionsReq>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
+    let bad = |code: ErrorCode, m: String| ApiError(StatusCode::BAD_REQUEST, code, m);
+    let pos: Position = req.position.parse().map_err(|e| bad(ErrorCode::BadPosition, format!("{e}")))?;
+    if req.decisions.len() > 400 {
+        return Err(bad(ErrorCode::InvalidField, "too many decisions".into()));
+    }
+    let mut turn = pos.begin_turn();
+    let mut events = Vec::new();
+    let mut list: Vec<Decision> = Vec::with_capacity(req.decisions.len());
+    for d in &req.decisions {
+        list.push(d.parse().map_err(|e| bad(ErrorCode::BadDecision, format!("{e}")))?);
+    }
+    if let Some(t) = &req.token {
+        let token: Token = t.parse().map_err(|e| bad(ErrorCode::BadMove, format!("{e}")))?;
+        list.extend(pos.resolve(&token).map_err(|e| bad(ErrorCode::Illegal, e.to_string()))?);
+    }
+    for d in list {
+        turn.apply_with(d, &mut |e| events.push(event_json(e))).map_err(|e| bad(ErrorCode::Illegal, e.to_string()))?;
+    }
+    let complete = turn.is_complete();
+    let next: Vec<String> =
+        if complete { Vec::new() } else { turn.decisions().iter().map(|d| d.to_string()).collect() };
+    let partial = turn.position().to_string();
+    let token = turn.token().map(|t| t.to_string());
+    Ok(Json(json!({
+        "complete": complete,
+        "decisions": next,
+        "token": token,
+        "position": partial,
+        "events": events,
+    }))
+    .into_response())
+}
+
+// ---------------------------------------------------------------- pages
+
+/// The pages of online play; their scripts and styles are under `/static/online/`.
+pub(super) fn asset(path: &str) -> Response {
+    match crate::assets::Assets::get(&format!("online/{path}")) {
+        Some(f) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], f.data.into_owned()).into_response(),
+        None => ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no file {path:?}")).into_response(),
+    }
+}
+
+pub(super) async fn page_lobby() -> Response {
+    asset("lobby.html")
+}
+
+pub(super) async fn page_game() -> Response {
+    asset("game.html")
+}
+
+pub(super) async fn page_archive() -> Response {
+    asset("archive.html")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates() {
+        assert_eq!(super::date(0), "1970.01.01");
+        assert_eq!(super::date(1_700_000_000_000), "2023.11.14");
+    }
+}

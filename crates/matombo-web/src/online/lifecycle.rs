@@ -1,0 +1,169 @@
+//! How a room ends: a game over by resignation or time (the server's clock watch), and
+//! unclaimed or abandoned rooms closed as they fall due; either way its slot is given back.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use matombo_core::Outcome;
+use serde_json::json;
+
+use super::handle::{now_ms, RoomHandle};
+use super::room::Room;
+use super::store::Op;
+use super::views::{clock_json, outcome_json};
+use super::OnlineState;
+
+/// Ends a game outside the board (resignation, time): store, apply, broadcast.
+pub(super) async fn end_game(
+    s: &OnlineState,
+    h: &Arc<RoomHandle>,
+    room: &mut Room,
+    o: Outcome,
+    now: u64,
+) -> Result<(), String> {
+    let mut after = room.clone();
+    after.commit_end(o, now);
+    let remaining = after.clocks.as_ref().map(|c| c.remaining);
+    s.inner
+        .store
+        .write(Op::End { id: room.id.clone(), outcome: o, remaining, at: now })
+        .await
+        .map_err(|e| e.to_string())?;
+    room.commit_end(o, now);
+    h.send(&json!({
+        "type": "end",
+        "ply": room.ply(),
+        "outcome": outcome_json(Some(o)),
+        "clock": clock_json(room, now),
+    }));
+    tracing::info!(room = %room.id, termination = o.termination.tag(), "game over");
+    finished(s, h);
+    h.clock_changed.notify_one();
+    Ok(())
+}
+
+/// A game ended (or was closed): its creator may open another, and it leaves memory
+/// (connections still holding it keep it alive; later requests read it back from the store).
+pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
+    // An end and a closing may meet: the slot is given back once.
+    if h.released.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+    {
+        let mut rooms = s.inner.rooms.lock().expect("rooms lock");
+        if rooms.get(&h.id).is_some_and(|x| Arc::ptr_eq(x, h)) {
+            rooms.remove(&h.id);
+        }
+    }
+    if let Some(a) = h.creator {
+        if let Some(u) = s.inner.per_addr.lock().expect("addr lock").get_mut(&a) {
+            u.rooms = u.rooms.saturating_sub(1);
+        }
+    }
+}
+
+/// Makes the flag fall on the server: one task per room while its clock runs.
+pub(super) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
+    if tokio::runtime::Handle::try_current().is_err() || h.watching.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    tokio::spawn(async move {
+        loop {
+            let deadline = {
+                let mut room = h.room.lock().await;
+                if room.game.is_over() || h.closed.load(Ordering::Acquire) {
+                    break;
+                }
+                let now = now_ms();
+                if let Some(o) = room.flag_due(now) {
+                    if end_game(&s, &h, &mut room, o, now).await.is_err() {
+                        // Storage failed; try again shortly.
+                        Some(now + 1000)
+                    } else {
+                        break;
+                    }
+                } else {
+                    let to_move = room.to_move();
+                    room.clocks.as_ref().and_then(|c| c.deadline(to_move))
+                }
+            };
+            let Some(deadline) = deadline else { break };
+            let wait = Duration::from_millis(deadline.saturating_sub(now_ms()));
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = h.clock_changed.notified() => {}
+            }
+        }
+        h.watching.store(false, Ordering::Release);
+    });
+}
+
+// ---------------------------------------------------------------- expiry
+
+/// The creation time before which an unjoined room is due, and the last activity before
+/// which a game is abandoned, at `now` (Unix ms).
+pub(super) fn expiry_bounds(limits: &super::Limits, now: u64) -> (u64, u64) {
+    let before = |d: Duration| now.saturating_sub(d.as_millis() as u64);
+    (before(limits.unclaimed_expiry), before(limits.idle_expiry))
+}
+
+/// A duration in words: `24 hours`, `30 minutes`, `0.5 seconds`.
+pub(super) fn span(d: Duration) -> String {
+    match d.as_secs() {
+        s if s >= 3600 && s % 3600 == 0 => format!("{} hours", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        _ => format!("{} seconds", d.as_secs_f64()),
+    }
+}
+
+pub(super) fn closed_message(limits: &super::Limits, reason: &str) -> String {
+    if reason == "unclaimed" {
+        format!("this game was closed: its invitation was not taken within {}", span(limits.unclaimed_expiry))
+    } else {
+        format!("this game was closed as abandoned: nothing was played for {}", span(limits.idle_expiry))
+    }
+}
+
+/// Closes unclaimed and abandoned rooms as they fall due, for as long as the state lives:
+/// the store first (so a restart does not bring them back), then memory and the counts.
+pub(super) fn sweep_expired(s: &OnlineState) {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return;
+    }
+    let limits = &s.inner.limits;
+    let every =
+        (limits.unclaimed_expiry.min(limits.idle_expiry) / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    // Weak: the sweep must not keep the store open once the server has let go of it.
+    let weak = Arc::downgrade(&s.inner);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(inner) = weak.upgrade() else { break };
+            let s = OnlineState { inner };
+            let now = now_ms();
+            let (unclaimed_before, idle_before) = expiry_bounds(&s.inner.limits, now);
+            let ids = match s.inner.store.expire(now, unclaimed_before, idle_before).await {
+                Ok(ids) => ids,
+                Err(e) => {
+                    tracing::warn!(error = %e, "closing expired games failed; trying again later");
+                    continue;
+                }
+            };
+            for id in ids {
+                let Some(h) = s.inner.get(&id) else { continue };
+                h.closed.store(true, Ordering::Release);
+                let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
+                h.send(
+                    &json!({"type": "closed", "reason": reason, "message": closed_message(&s.inner.limits, reason)}),
+                );
+                finished(&s, &h);
+                h.clock_changed.notify_one();
+                tracing::info!(room = %id, reason, "game closed");
+            }
+        }
+    });
+}
