@@ -22,7 +22,8 @@
  *                                        // resolves when finished or skipped
  *   board.skip();                    // finish the running animation at once
  *   board.animating                  // true while an animation runs
- *   board.setMarks({ last: ['B2'], hint: 'B5' });  // outline holes: last move start, hint
+ *   board.setMarks({ last: ['B2'], hint: 'B5', picked: ['b3'], named: 'B7' });
+ *                                   // last move start, hint, bonus picks, a hole a prompt names
  *   board.counts()                   // the rows now shown (copy)
  *   board.element                    // the <svg>
  *
@@ -56,6 +57,49 @@ export function nextOnTrack(label, n) {
   const outerRow = row === 'A' ? 'B' : row === 'a' ? 'b' : row;
   if (outer) return k < n ? `${row}${k + 1}` : `${inner}${n}`;
   return k > 1 ? `${row}${k - 1}` : `${outerRow}1`;
+}
+
+/**
+ * The opponent's holes in the canonical order of bonus picks (RULES.md §6.3): his outer row
+ * 1..N, then his inner row 1..N. `mover` is 'South' or 'North'.
+ */
+export function bonusOrder(mover, n) {
+  const [outer, inner] = mover === 'North' ? ['B', 'A'] : ['b', 'a'];
+  const out = [];
+  for (const row of [outer, inner]) for (let k = 1; k <= n; k++) out.push(`${row}${k}`);
+  return out;
+}
+
+/** Bonus picks (labels, repeated for several Nsolo stones of one hole) in canonical order. */
+export function sortPicks(picks, mover, n) {
+  const order = bonusOrder(mover, n);
+  return [...picks].sort((x, y) => order.indexOf(x) - order.indexOf(y));
+}
+
+/**
+ * The holes a player may pick next, in any order: a person picks holes as he likes and the
+ * page records them in canonical order when the bonus is complete. Tsoro takes a whole
+ * non-empty hole once; Nsolo one stone at a time from any hole with stones left. Empty when
+ * `left` picks have been made or nothing remains to take.
+ */
+export function bonusTargets({ game, rows, mover, left, picks }) {
+  if (picks.length >= left) return [];
+  const n = rows.B.length;
+  return bonusOrder(mover, n).filter((h) => {
+    const count = rows[h[0]][Number(h.slice(1)) - 1];
+    const taken = picks.filter((p) => p === h).length;
+    return game === 'tsoro' ? count > 0 && !taken : count - taken > 0;
+  });
+}
+
+/** `rows` with the picks taken out (Tsoro: the whole hole; Nsolo: one stone a pick). */
+export function rowsAfterPicks(rows, picks, game) {
+  const out = { b: [...rows.b], a: [...rows.a], A: [...rows.A], B: [...rows.B] };
+  for (const h of picks) {
+    const i = Number(h.slice(1)) - 1;
+    out[h[0]][i] = game === 'tsoro' ? 0 : Math.max(0, out[h[0]][i] - 1);
+  }
+  return out;
 }
 
 function el(name, attrs = {}, parent = null) {
@@ -293,10 +337,13 @@ export class Board {
   }
 
   /** Outlines holes: `last` (start hole of the last move) and `hint` (the AI's suggestion). */
-  setMarks({ last = [], hint = null } = {}) {
+  setMarks({ last = [], hint = null, picked = [], named = null } = {}) {
     for (const [label, h] of this.holes) {
+      // A hole a prompt names shows its label even with labels off.
+      h.g.classList.toggle('named', label === named);
       h.g.classList.toggle('last', last.includes(label));
       h.g.classList.toggle('hint', label === hint);
+      h.g.classList.toggle('picked', picked.includes(label));
     }
   }
 

@@ -2,7 +2,7 @@
 // in the page (engine.js: matombo's Rust rules and search in WebAssembly) replays the game
 // and decides everything, as the server's JSON API would; this page only shows it. Nothing
 // here needs the server once the page is loaded.
-import { Board } from './board.js';
+import { Board, bonusTargets, rowsAfterPicks, sortPicks } from './board.js';
 import { randomSeed, request, Searcher } from './engine.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
@@ -32,6 +32,10 @@ let aiSeq = 0;
 let hint = null;
 // Bumped by New game and by loading a game: a reply for an older game is dropped.
 let generation = 0;
+// Bonus picks made so far in the turn in progress, in the order clicked; sent in canonical
+// order once the bonus is complete (RULES.md §6.4 wants that order, a person need not).
+let picks = [];
+let picksFor = '';
 
 // Restore the game of this tab (kept across reloads and language switches).
 try {
@@ -135,13 +139,35 @@ function ensureBoard(info) {
 const humanToDecide = () =>
   state && !state.outcome && (settings.mode === 'two' || state.to_move === settings.human);
 
+/** The holes a person may pick next in the bonus, in any order. */
+function pickTargets() {
+  return bonusTargets({
+    game: state.ruleset.game,
+    rows: state.rows,
+    mover: state.to_move,
+    left: state.left,
+    picks,
+  });
+}
+
 function render() {
   ensureBoard(state.ruleset);
-  board.setRows(state.rows);
+  const turnKey = JSON.stringify([game.start, state.moves.length, state.pending]);
+  if (turnKey !== picksFor) {
+    picks = [];
+    picksFor = turnKey;
+  }
   const mine = humanToDecide() && !busy && !thinking;
-  board.setClickable(mine ? state.clickable : [], state.phase === 'bonus' ? 'take' : 'start');
+  const picking = mine && state.phase === 'bonus';
+  board.setRows(picking ? rowsAfterPicks(state.rows, picks, state.ruleset.game) : state.rows);
+  board.setClickable(mine ? (picking ? pickTargets() : state.clickable) : [], state.phase === 'bonus' ? 'take' : 'start');
   const lastStart = state.moves.length ? [state.moves[state.moves.length - 1].match(/^[AaBb]\d+/)[0]] : [];
-  board.setMarks({ last: lastStart, hint: hint && hint.at === state.moves.length ? hint.hole : null });
+  board.setMarks({
+    last: lastStart,
+    hint: hint && hint.at === state.moves.length ? hint.hole : null,
+    picked: picking ? picks : [],
+    named: mine && state.phase === 'head' ? state.head : null,
+  });
 
   // Status and the decision bar.
   let status = '';
@@ -165,12 +191,13 @@ function render() {
       cont.disabled = !state.legal.includes('continue') || busy;
       stop.disabled = !state.legal.includes('stop') || busy;
     } else if (state.phase === 'bonus') {
+      const left = state.left - picks.length;
       if (state.ruleset.game === 'tsoro') {
-        prompt = state.left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: state.left });
+        prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
         done.hidden = false;
         done.disabled = busy;
       } else {
-        prompt = state.left === 1 ? words.take_one_more : fill(words.take_n_more, { n: state.left });
+        prompt = left === 1 ? words.take_one_more : fill(words.take_n_more, { n: left });
       }
     }
   }
@@ -219,7 +246,8 @@ function render() {
   // Move list in RULES.md notation.
   const list = $('moves');
   list.innerHTML = '';
-  const tokens = [...state.moves];
+  // Turns undone (the redo list) follow greyed: a click on any turn shows the game after it.
+  const tokens = [...state.moves, ...[...redo].reverse()];
   const partial = state.partial && state.pending.length ? state.partial : null;
   let li = null;
   let number = 1;
@@ -231,9 +259,14 @@ function render() {
       if (i === 0 && side === 'North') li.append(document.createTextNode('… '));
       list.append(li);
     }
-    const span = document.createElement('span');
-    span.className = 'move';
+    const span = document.createElement('button');
+    span.type = 'button';
+    span.className = `move${i >= state.moves.length ? ' future' : ''}${i === state.moves.length - 1 ? ' current' : ''}`;
     span.textContent = t;
+    span.dataset.ply = String(i + 1);
+    span.disabled = busy;
+    if (i === state.moves.length - 1) span.setAttribute('aria-current', 'step');
+    span.addEventListener('click', () => goTo(i + 1));
     li.append(span, document.createTextNode(' '));
     if (side === 'North') number += 1;
   });
@@ -281,8 +314,12 @@ async function load() {
   maybeAi();
 }
 
-/** Sends decisions (or a whole turn) to the server, animates what happened, shows the result. */
-async function send(extra) {
+/**
+ * Sends decisions (or a whole turn) to the engine, animates what happened, shows the result.
+ * `finishBonus`: the decisions are bonus picks that end the bonus, so a Tsoro bonus still
+ * open after them (fewer picks than allowed) is closed with `done`.
+ */
+async function send(extra, finishBonus = false) {
   if (busy) return;
   // Read before the buttons are disabled (which drops their focus).
   const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
@@ -293,6 +330,9 @@ async function send(extra) {
   let next;
   try {
     next = await api('/api/game', gameBody(extra));
+    if (finishBonus && !next.outcome && next.phase === 'bonus' && next.pending.length) {
+      next = await api('/api/game', gameBody({ apply: [...extra.apply, 'done'] }));
+    }
   } catch (e) {
     busy = false;
     message(`${words.illegal}: ${e.message}`, 'error');
@@ -321,8 +361,10 @@ function keepFocus() {
   if (!humanToDecide()) return;
   if (state.phase === 'head') {
     ($('btn-continue').disabled ? $('btn-stop') : $('btn-continue')).focus();
-  } else if (state.phase === 'bonus' && !state.clickable.length) {
-    $('btn-done').focus();
+  } else if (state.phase === 'bonus') {
+    const targets = pickTargets();
+    if (targets.length) board.focus(targets[0]);
+    else $('btn-done').focus();
   } else if (state.clickable.length) {
     board.focus(state.clickable[0]);
   }
@@ -336,10 +378,37 @@ function decide(decision) {
   send({ apply: [decision] });
 }
 
+/** Ends the bonus: the picks made, in canonical order (and `done` if fewer than allowed). */
+function finishPicks() {
+  if (!humanToDecide() || busy || state.phase !== 'bonus') return;
+  const list = sortPicks(picks, state.to_move, state.ruleset.n).map((h) => `take ${h}`);
+  picks = [];
+  if (!list.length) {
+    decide('done');
+    return;
+  }
+  redo = [];
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  send({ apply: list }, true);
+}
+
 function onHole(label) {
   if (!humanToDecide() || busy) return;
   if (state.phase === 'start' && state.legal.includes(`sow ${label}`)) decide(`sow ${label}`);
-  else if (state.phase === 'bonus' && state.legal.includes(`take ${label}`)) decide(`take ${label}`);
+  else if (state.phase === 'bonus' && pickTargets().includes(label)) {
+    picks.push(label);
+    if (!pickTargets().length) finishPicks();
+    else {
+      render();
+      // Keyboard play stays on the board: focus the next hole that can be picked.
+      if (document.activeElement && document.activeElement.closest && document.activeElement.closest('#board')) {
+        const targets = pickTargets();
+        board.focus(targets.includes(label) ? label : targets[0]);
+      }
+    }
+  }
 }
 
 async function maybeAi() {
@@ -380,6 +449,11 @@ function undo() {
   message('');
   if (game.resigned) {
     game.resigned = null;
+  } else if (picks.length) {
+    // Picks not yet sent are taken back first, one by one.
+    picks.pop();
+    render();
+    return;
   } else if (game.pending.length) {
     game.pending = [];
   } else {
@@ -401,6 +475,27 @@ function redoMove() {
   while (settings.mode === 'ai' && redo.length && moverOf(redo[redo.length - 1]) !== settings.human) {
     game.moves.push(redo.pop());
   }
+  load();
+}
+
+/** Shows the game after its first `count` turns (a click in the move list); the later turns
+ * stay in the redo list. Against the computer, a position where it is to move goes on to
+ * the person's next turn, as undo does. */
+function goTo(count) {
+  if (busy) return;
+  const all = [...game.moves, ...[...redo].reverse()];
+  let k = Math.max(0, Math.min(count, all.length));
+  if (settings.mode === 'ai') while (k < all.length && moverOf(all[k]) !== settings.human) k++;
+  if (k === game.moves.length && !game.pending.length && !picks.length) return;
+  cancelAi();
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  game.moves = all.slice(0, k);
+  game.pending = [];
+  picks = [];
+  if (k < all.length) game.resigned = null;
+  redo = all.slice(k).reverse();
   load();
 }
 
@@ -706,7 +801,7 @@ analysisPanel();
 
 $('btn-continue').addEventListener('click', () => decide('continue'));
 $('btn-stop').addEventListener('click', () => decide('stop'));
-$('btn-done').addEventListener('click', () => decide('done'));
+$('btn-done').addEventListener('click', finishPicks);
 $('btn-undo').addEventListener('click', undo);
 $('btn-redo').addEventListener('click', redoMove);
 $('btn-new').addEventListener('click', () => newGame(root.dataset.start));
