@@ -1,0 +1,279 @@
+// The board as a new user meets it, in headless Chromium at phone (390x844) and desktop
+// (1280x800) sizes: bonus picks in any order (board page and online), the clickable move
+// list, the hint and head marks, the catalogue's card layout, who is who beside the board,
+// the themes' contrast. Screenshots of each case go to e2e/out/board-*.png.
+// Usage: node board.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const base = (process.argv[2] || 'http://127.0.0.1:8080/').replace(/\/$/, '');
+const out = join(dirname(fileURLToPath(import.meta.url)), 'out');
+mkdirSync(out, { recursive: true });
+const only = process.env.BOARD_ONLY || '';
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+async function api(path, body) {
+  const r = await fetch(base + path, {
+    method: body ? 'POST' : 'GET',
+    headers: { 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const v = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(v)}`);
+  return v;
+}
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const SIZES = [
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+];
+
+/** A page with fast animations, in a fresh context. */
+async function open(browser, path, { viewport = DESKTOP, speed = '4', lang = 'en', scheme = 'light' } = {}) {
+  const phone = viewport.width < 500;
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: phone ? 2 : 1,
+    isMobile: phone,
+    hasTouch: phone,
+    locale: lang,
+    colorScheme: scheme,
+  });
+  await context.addInitScript((s) => localStorage.setItem('matombo-speed', s), speed);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.errors = errors;
+  if (path) await page.goto(base + path);
+  return page;
+}
+
+async function idle(page) {
+  await page.waitForFunction(() => {
+    const p = document.getElementById('play');
+    return p && p.dataset.phase && p.dataset.busy === 'false';
+  });
+}
+
+const phase = (page) => page.$eval('#play', (p) => p.dataset.phase);
+const moveCount = async (page) => Number(await page.$eval('#play', (p) => p.dataset.moves));
+const moveList = (page) => page.$$eval('#moves .move:not(.future):not(.partial)', (ms) => ms.map((m) => m.textContent));
+const takeable = (page) => page.$$eval('#board g.hole.takeable', (gs) => gs.map((g) => g.dataset.hole));
+
+/** Canonical order of the opponent's holes for a bonus (RULES.md §6.3). */
+function bonusOrder(mover, n) {
+  const [outer, inner] = mover === 'North' ? ['B', 'A'] : ['b', 'a'];
+  const out = [];
+  for (const row of [outer, inner]) for (let k = 1; k <= n; k++) out.push(`${row}${k}`);
+  return out;
+}
+
+async function tap(page, hole) {
+  await page.locator(`#board g.hole[data-hole=${hole}]`).click();
+}
+
+// ---- Item 6: bugs -------------------------------------------------------------------
+
+// South's B20 sows into B21 and the empty A21, which faces a1 (3 stones): a1 and b1 are
+// captured, and up to two more of North's holes may be taken, the heads b20 and b21 among them.
+const TSORO21 = 'tsoro:21 2*19,0,2/0*20,3/0*21/0*19,2,0 S';
+
+for (const [device, viewport] of SIZES) {
+  test(`Tsoro 4x21 bonus: the head b21 first, then b5, recorded B20xb5xb21 (${device})`, async (browser) => {
+    const page = await open(browser, `/play?position=${encodeURIComponent(TSORO21)}&mode=two`, { viewport });
+    await idle(page);
+    assert((await page.$eval('#position-text', (e) => e.textContent)) === TSORO21, 'the position from the address');
+    await tap(page, 'B20');
+    await idle(page);
+    assert((await phase(page)) === 'bonus', 'bonus after the capture');
+    assert((await page.textContent('#prompt')).includes('Take up to 2 holes'), await page.textContent('#prompt'));
+    await tap(page, 'b21');
+    await idle(page);
+    assert((await phase(page)) === 'bonus', 'the head first does not end the turn');
+    assert((await page.textContent('#prompt')).includes('Take up to 1 hole'), await page.textContent('#prompt'));
+    const offered = await takeable(page);
+    assert(offered.includes('b5') && offered.includes('b3') && !offered.includes('b21'), `offered ${offered}`);
+    assert((await page.getAttribute('#board g.hole[data-hole=b21]', 'class')).includes('picked'), 'b21 marked picked');
+    assert((await page.getAttribute('#board g.hole[data-hole=b21]', 'data-count')) === '0', 'b21 shown taken');
+    await page.screenshot({ path: join(out, `board-bonus-any-order-${device}.png`) });
+    await tap(page, 'b5');
+    await idle(page);
+    assert(JSON.stringify(await moveList(page)) === '["B20xb5xb21"]', `token ${await moveList(page)}`);
+    const engine = await api('/api/game', { start: TSORO21, moves: ['B20xb5xb21'] });
+    assert((await page.$eval('#position-text', (e) => e.textContent)) === engine.position, 'the engine position');
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  });
+}
+
+test('Tsoro bonus: one pick then Done, and Undo takes a pick back', async (browser) => {
+  const page = await open(browser, `/play?position=${encodeURIComponent(TSORO21)}&mode=two`);
+  await idle(page);
+  await tap(page, 'B20');
+  await idle(page);
+  await tap(page, 'b21');
+  await page.click('#btn-undo');
+  await idle(page);
+  assert((await phase(page)) === 'bonus' && (await takeable(page)).includes('b21'), 'the pick taken back');
+  await tap(page, 'b20');
+  await page.click('#btn-done');
+  await idle(page);
+  assert(JSON.stringify(await moveList(page)) === '["B20xb20"]', `token ${await moveList(page)}`);
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('Nsolo bonus: the last hole in canonical order first, then the first, recorded in order', async (browser) => {
+  const page = await open(browser, '/play?ruleset=nsolo:8&mode=two');
+  await idle(page);
+  await tap(page, 'B1');
+  await idle(page);
+  assert((await page.textContent('#prompt')).includes('Take 2 more stones'), await page.textContent('#prompt'));
+  const order = bonusOrder('South', 8);
+  const offered = (await takeable(page)).sort((x, y) => order.indexOf(x) - order.indexOf(y));
+  const [first, last] = [offered[0], offered[offered.length - 1]];
+  await tap(page, last);
+  await idle(page);
+  assert((await page.textContent('#prompt')).includes('Take 1 more stone'), await page.textContent('#prompt'));
+  assert((await takeable(page)).includes(first), `${first} still offered after ${last}`);
+  await tap(page, first);
+  await idle(page);
+  const [token] = await moveList(page);
+  assert(token === `B1x${first}x${last}`, `token ${token}`);
+  await api('/api/game', { start: 'nsolo:8', moves: [token] });
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('online: bonus picks in any order, the canonical token sent', async (browser) => {
+  const alice = await open(browser, '/online/');
+  alice.on('dialog', (d) => d.accept('Alice'));
+  await alice.fill('input[name=ruleset]', 'nsolo:8');
+  await alice.selectOption('select[name=side]', 'south');
+  await alice.fill('input[name=name]', 'Alice');
+  await alice.click('button[type=submit]');
+  await alice.waitForURL(/\/online\/game\/\w+#seat=/);
+  const invite = await alice.inputValue('#invite-link');
+  const bob = await open(browser, null);
+  bob.on('dialog', (d) => d.accept('Bob'));
+  await bob.goto(invite);
+  await bob.waitForURL(/#seat=/);
+  await alice.waitForFunction(() => document.getElementById('status').dataset.offer === 'yes');
+  await tap(alice, 'B1');
+  await alice.waitForSelector('#board g.hole.takeable');
+  await alice.waitForFunction(() => !document.querySelector('#board svg.animating'));
+  const order = bonusOrder('South', 8);
+  const offered = (await takeable(alice)).sort((x, y) => order.indexOf(x) - order.indexOf(y));
+  const [first, last] = [offered[0], offered[offered.length - 1]];
+  await tap(alice, last);
+  assert((await takeable(alice)).includes(first), `${first} still offered after ${last}`);
+  await alice.screenshot({ path: join(out, 'board-online-bonus.png') });
+  await tap(alice, first);
+  await bob.waitForFunction(() => Number(document.getElementById('status').dataset.ply) === 1);
+  const id = new URL(alice.url()).pathname.split('/').pop();
+  const record = await (await fetch(`${base}/api/online/rooms/${id}/record`)).text();
+  assert(record.includes(`1. B1x${first}x${last}`), `record: ${record}`);
+  for (const p of [alice, bob]) assert(!p.errors.length, p.errors.join('\n'));
+  await alice.context().close();
+  await bob.context().close();
+});
+
+test('the move list is clickable: any turn, back and forward', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
+  await idle(page);
+  for (let t = 0; t < 3; t++) {
+    await page.locator('#board g.hole.legal').first().click();
+    await idle(page);
+    while ((await phase(page)) !== 'start') {
+      if ((await phase(page)) === 'head') await page.click('#btn-stop');
+      else await page.click('#btn-done');
+      await idle(page);
+    }
+  }
+  const all = await moveList(page);
+  assert(all.length === 3, `three turns ${all}`);
+  const third = await page.$eval('#position-text', (e) => e.textContent);
+  await page.click('#moves button.move[data-ply="1"]');
+  await idle(page);
+  assert((await moveCount(page)) === 1, 'the game after turn 1');
+  const engine = await api('/api/game', { start: 'tsoro:8', moves: all.slice(0, 1) });
+  assert((await page.$eval('#position-text', (e) => e.textContent)) === engine.position, 'position after turn 1');
+  assert((await page.locator('#moves button.move.future').count()) === 2, 'later turns shown to step forward');
+  await page.screenshot({ path: join(out, 'board-move-list.png') });
+  await page.click('#moves button.move[data-ply="3"]');
+  await idle(page);
+  assert((await moveCount(page)) === 3, 'forward to turn 3');
+  assert((await page.$eval('#position-text', (e) => e.textContent)) === third, 'position after turn 3');
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+/** Parses `rgb(r, g, b)` / `rgba(...)`. */
+function rgb(css) {
+  const m = css.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/);
+  if (!m) throw new Error(`not a colour: ${css}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+test('the head prompt names a hole the board labels; the hint ring is not a head ring', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
+  await idle(page);
+  await tap(page, 'B2');
+  await idle(page);
+  assert((await phase(page)) === 'head', 'lap ended on the head');
+  const prompt = await page.textContent('#prompt');
+  const named = prompt.match(/\b[AaBb]\d+\b/)[0];
+  const tag = await page.$eval(`#board g.hole[data-hole=${named}] .hole-tag`, (t) => ({
+    display: getComputedStyle(t).display,
+    text: t.textContent,
+  }));
+  assert(tag.display !== 'none' && tag.text === named, `the board labels ${named}: ${JSON.stringify(tag)}`);
+  await page.screenshot({ path: join(out, 'board-head-prompt.png') });
+  await page.click('#btn-stop');
+  await idle(page);
+  await page.click('#btn-hint');
+  await page.waitForSelector('#board g.hole.hint');
+  const head = rgb(await page.$eval('#board g.hole.head .pit', (c) => getComputedStyle(c).stroke));
+  const hint = rgb(await page.$eval('#board g.hole.hint .ring', (c) => getComputedStyle(c).stroke));
+  const distance = Math.hypot(head[0] - hint[0], head[1] - hint[1], head[2] - hint[2]);
+  assert(distance > 150, `hint ${hint} too close to head ${head} (${distance.toFixed(0)})`);
+  await page.screenshot({ path: join(out, 'board-hint.png') });
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+// ---- Runner ---------------------------------------------------------------------------
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+let passed = 0;
+let failed = 0;
+for (const t of tests) {
+  if (only && !t.name.includes(only)) continue;
+  const started = Date.now();
+  try {
+    await t.fn(browser);
+    passed++;
+    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
+  }
+}
+await browser.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
