@@ -258,6 +258,87 @@ test('the head prompt names a hole the board labels; the hint ring is not a head
   await page.context().close();
 });
 
+// ---- Item 2: who is who ---------------------------------------------------------------
+
+/** Name, total and to-move marker of both side bars. */
+const sides = (page) =>
+  page.$$eval('.side-bar', (bs) =>
+    Object.fromEntries(
+      bs.map((b) => [b.dataset.side, { name: b.dataset.name, total: Number(b.dataset.total), toMove: b.classList.contains('to-move'), text: b.textContent }]),
+    ),
+  );
+
+/** Checks the side bars against the engine's position after the page's moves. */
+async function checkSides(page, start, names) {
+  const moves = await page.$$eval('#moves .move:not(.future):not(.partial)', (ms) => ms.map((m) => m.textContent));
+  const engine = await api('/api/game', { start, moves });
+  const got = await sides(page);
+  const sum = (rows) => rows.flat().reduce((a, b) => a + b, 0);
+  const want = { South: sum([engine.rows.A, engine.rows.B]), North: sum([engine.rows.a, engine.rows.b]) };
+  for (const side of ['South', 'North']) {
+    const where = `${side} after ${moves.length} turns`;
+    assert(got[side].total === want[side], `${where}: total ${got[side].total}, engine ${want[side]}`);
+    assert(got[side].text.includes(`${want[side]} stone`), `${where}: the total shown (${got[side].text})`);
+    assert(got[side].name === names[side], `${where}: name ${got[side].name}`);
+    assert(got[side].toMove === (!engine.outcome && engine.to_move === side), `${where}: to-move marker`);
+  }
+  return moves.length;
+}
+
+for (const [device, viewport] of SIZES) {
+  test(`who is who against the computer: names, totals, to-move marker, last turn marked, replay (${device})`, async (browser) => {
+    const page = await open(browser, '/play?ruleset=tsoro:8&level=beginner', { viewport });
+    await idle(page);
+    const names = { South: 'You', North: 'Computer (Beginner)' };
+    await checkSides(page, 'tsoro:8', names);
+    for (let turn = 0; turn < 4 && (await phase(page)) !== 'over'; turn++) {
+      const before = await moveCount(page);
+      await page.locator('#board g.hole.legal').first().click();
+      await idle(page);
+      while ((await phase(page)) === 'head' || (await phase(page)) === 'bonus') {
+        if ((await phase(page)) === 'head') await page.click('#btn-stop');
+        else await page.click('#btn-done');
+        await idle(page);
+      }
+      // The person's turn, then the computer's.
+      await page.waitForFunction((n) => Number(document.getElementById('play').dataset.moves) >= n + 2 || document.getElementById('play').dataset.phase === 'over', before);
+      await idle(page);
+      await checkSides(page, 'tsoro:8', names);
+      const last = await page.$$eval('#board g.hole.last', (gs) => gs.map((g) => g.dataset.hole));
+      assert(last.length === 1 && /^[ab]/.test(last[0]), `the computer's start hole marked: ${last}`);
+      await page.waitForSelector('#board g.hole.path');
+    }
+    await page.screenshot({ path: join(out, `board-who-is-who-${device}.png`) });
+    // Replay the last turn: the board animates from the position before it and ends as it was.
+    const counts = await page.$$eval('#board g.hole', (gs) => gs.map((g) => g.dataset.count).join(','));
+    await page.evaluate(() => localStorage.setItem('matombo-speed', '0'));
+    await page.$eval('#speed', (s) => { s.value = '1'; s.dispatchEvent(new Event('input')); });
+    await page.click('#btn-replay');
+    await page.waitForSelector('#board svg.animating');
+    await idle(page);
+    const again = await page.$$eval('#board g.hole', (gs) => gs.map((g) => g.dataset.count).join(','));
+    assert(again === counts, 'the replay ends on the position shown before');
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  });
+}
+
+test('who is who with two players: South and North, totals after each turn', async (browser) => {
+  const page = await open(browser, '/play?ruleset=nsolo:8&mode=two');
+  await idle(page);
+  for (let turn = 0; turn < 4; turn++) {
+    await page.locator('#board g.hole.legal, #board g.hole.takeable').first().click();
+    await idle(page);
+    while ((await phase(page)) === 'bonus') {
+      await page.locator('#board g.hole.takeable').first().click();
+      await idle(page);
+    }
+    await checkSides(page, 'nsolo:8', { South: 'South', North: 'North' });
+  }
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
 // ---- Item 4: the catalogue's cards ---------------------------------------------------
 
 /** Whether two rectangles overlap by more than a pixel each way. */

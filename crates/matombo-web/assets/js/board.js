@@ -23,7 +23,8 @@
  *   board.skip();                    // finish the running animation at once
  *   board.animating                  // true while an animation runs
  *   board.setMarks({ last: ['B2'], hint: 'B5', picked: ['b3'], named: 'B7' });
- *                                   // last move start, hint, bonus picks, a hole a prompt names
+ *                                   // last move start, hint, bonus picks, a hole a prompt names;
+ *                                   // path: ['B3', 'B4']: the holes the last turn sowed into
  *   board.counts()                   // the rows now shown (copy)
  *   board.element                    // the <svg>
  *
@@ -337,8 +338,9 @@ export class Board {
   }
 
   /** Outlines holes: `last` (start hole of the last move) and `hint` (the AI's suggestion). */
-  setMarks({ last = [], hint = null, picked = [], named = null } = {}) {
+  setMarks({ last = [], hint = null, picked = [], named = null, path = [] } = {}) {
     for (const [label, h] of this.holes) {
+      h.g.classList.toggle('path', path.includes(label));
       // A hole a prompt names shows its label even with labels off.
       h.g.classList.toggle('named', label === named);
       h.g.classList.toggle('last', last.includes(label));

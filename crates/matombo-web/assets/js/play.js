@@ -2,7 +2,7 @@
 // in the page (engine.js: matombo's Rust rules and search in WebAssembly) replays the game
 // and decides everything, as the server's JSON API would; this page only shows it. Nothing
 // here needs the server once the page is loaded.
-import { Board, bonusTargets, rowsAfterPicks, sortPicks } from './board.js';
+import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from './board.js';
 import { randomSeed, request, Searcher } from './engine.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
@@ -36,6 +36,9 @@ let generation = 0;
 // order once the bonus is complete (RULES.md §6.4 wants that order, a person need not).
 let picks = [];
 let picksFor = '';
+// The last complete turn: what it did, for its marks and for "Replay last turn".
+// { key, before (rows), events, mover, path (holes sown into) } or null while unknown.
+let lastTurn = null;
 
 // Restore the game of this tab (kept across reloads and language switches).
 try {
@@ -162,8 +165,13 @@ function render() {
   board.setRows(picking ? rowsAfterPicks(state.rows, picks, state.ruleset.game) : state.rows);
   board.setClickable(mine ? (picking ? pickTargets() : state.clickable) : [], state.phase === 'bonus' ? 'take' : 'start');
   const lastStart = state.moves.length ? [state.moves[state.moves.length - 1].match(/^[AaBb]\d+/)[0]] : [];
+  // The last turn's start and path stay marked until the next turn is under way.
+  const known = lastTurn && lastTurn.key === lastTurnKey() ? lastTurn : null;
+  if (state.moves.length && !known && !busy) learnLastTurn();
+  const marking = !game.pending.length && !busy;
   board.setMarks({
-    last: lastStart,
+    last: marking ? lastStart : [],
+    path: marking && known ? known.path : [],
     hint: hint && hint.at === state.moves.length ? hint.hole : null,
     picked: picking ? picks : [],
     named: mine && state.phase === 'head' ? state.head : null,
@@ -202,6 +210,7 @@ function render() {
     }
   }
   $('status').textContent = status;
+  renderSides();
   $('prompt').textContent = prompt;
   $('decision-bar').classList.toggle('active', !!prompt);
   $('decision-bar').dataset.phase = state.outcome ? 'over' : state.phase;
@@ -284,6 +293,7 @@ function render() {
   $('btn-resign').disabled = !!state.outcome || !humanToDecide() || game.pending.length > 0;
   $('btn-hint').disabled = !!state.outcome || !humanToDecide();
   $('btn-skip').disabled = !busy;
+  $('btn-replay').disabled = busy || thinking || !state.moves.length || game.pending.length > 0;
   $('thinking').hidden = !thinking;
   for (const input of document.querySelectorAll('input[name=mode]')) input.checked = input.value === settings.mode;
   // A choice not yet applied by New game stays shown.
@@ -296,6 +306,94 @@ function render() {
   root.dataset.busy = busy || thinking ? 'true' : 'false';
   save();
   if (!busy) updateAnalysis();
+}
+
+/** Who plays a side, as the side bars name it. */
+function sideName(side) {
+  if (settings.mode !== 'ai') return sideWord(side);
+  if (side === settings.human) return words.you;
+  return fill(words.computer_level, { level: words[`level_${settings.level}`] || settings.level });
+}
+
+/** Each side's name, stone total and a to-move marker, beside the board. */
+function renderSides() {
+  for (const side of ['North', 'South']) {
+    const bar = $(`side-${side.toLowerCase()}`);
+    const rows = side === 'South' ? ['A', 'B'] : ['a', 'b'];
+    const total = rows.reduce((t, r) => t + state.rows[r].reduce((a, b) => a + b, 0), 0);
+    const toMove = !state.outcome && state.to_move === side;
+    const name = sideName(side);
+    if (bar.dataset.name === name && bar.dataset.total === String(total) && bar.dataset.toMove === String(toMove)) continue;
+    bar.dataset.name = name;
+    bar.dataset.total = String(total);
+    bar.dataset.toMove = String(toMove);
+    bar.classList.toggle('to-move', toMove);
+    bar.innerHTML = '';
+    const who = document.createElement('strong');
+    who.className = 'side-name';
+    who.textContent = name;
+    const where = document.createElement('span');
+    where.className = 'side-which';
+    where.textContent = settings.mode === 'ai' ? sideWord(side) : '';
+    const count = document.createElement('span');
+    count.className = 'side-total';
+    count.textContent = total === 1 ? words.side_stone_one : fill(words.side_stones, { n: total });
+    const mark = document.createElement('span');
+    mark.className = 'side-mark';
+    mark.textContent = toMove ? words.to_move_mark : '';
+    bar.append(who, where, count, mark);
+  }
+}
+
+const lastTurnKey = () => JSON.stringify([game.start, game.moves]);
+
+/** The holes a turn's laps sowed into, in order (from its events). */
+function pathOf(events) {
+  const n = state.ruleset.n;
+  const path = [];
+  for (const e of events) {
+    if (e.type !== 'lap') continue;
+    let at = e.from;
+    for (let i = 0; i < e.stones; i++) {
+      at = nextOnTrack(at, n);
+      if (!path.includes(at)) path.push(at);
+    }
+  }
+  return path;
+}
+
+/** Asks the engine what the last turn did (after a load, an undo or a click in the list). */
+async function learnLastTurn() {
+  const key = lastTurnKey();
+  if (lastTurn && lastTurn.key === key) return;
+  lastTurn = { key, pending: true, path: [] };
+  const moves = game.moves.slice(0, -1);
+  const token = game.moves[game.moves.length - 1];
+  try {
+    const before = await api('/api/game', { start: game.start, moves });
+    const after = await api('/api/game', { start: game.start, moves, token });
+    if (lastTurnKey() !== key) return;
+    lastTurn = { key, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events) };
+    if (state && !busy) render();
+  } catch (_) {
+    /* marks are an aid; the game goes on without them */
+  }
+}
+
+/** Plays the last turn's animation again from the position before it. */
+async function replayLast() {
+  if (busy || thinking || !state.moves.length || game.pending.length) return;
+  if (!lastTurn || lastTurn.key !== lastTurnKey() || !lastTurn.events) await learnLastTurn();
+  const t = lastTurn;
+  if (!t || !t.events || busy) return;
+  busy = true;
+  const gen = generation;
+  render();
+  $('btn-skip').disabled = false;
+  board.setRows(t.before);
+  await board.animate(t.events, t.mover);
+  busy = false;
+  if (gen === generation) render();
 }
 
 async function load() {
@@ -346,6 +444,13 @@ async function send(extra, finishBonus = false) {
     busy = false;
     render();
     return;
+  }
+  if (next.moves.length === state.moves.length + 1) {
+    // A turn completed: its events (this request's, plus any of its decisions sent before)
+    // are learnt again from the engine when a part of the turn was sent earlier.
+    lastTurn = game.pending.length
+      ? null
+      : { key: JSON.stringify([game.start, next.moves]), before: state.rows, events: next.events, mover, path: pathOf(next.events) };
   }
   state = next;
   game.moves = next.moves;
@@ -811,6 +916,7 @@ $('btn-download').addEventListener('click', download);
 $('btn-copy').addEventListener('click', copyPosition);
 $('btn-editor').addEventListener('click', openEditor);
 $('btn-skip').addEventListener('click', () => board && board.skip());
+$('btn-replay').addEventListener('click', replayLast);
 $('record-file').addEventListener('change', (e) => {
   if (e.target.files[0]) loadRecord(e.target.files[0]);
   e.target.value = '';
