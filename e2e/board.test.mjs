@@ -378,6 +378,114 @@ test("catalogue: no card's picture overlaps its text, at 390, 768 and 1280 px, i
   }
 });
 
+// ---- Item 5: light and dark themes, WCAG AA contrast ----------------------------------
+
+/**
+ * In the page: every visible piece of text with its contrast ratio against what is behind
+ * it (WCAG 2 relative luminance). HTML text is measured against the nearest ancestor's
+ * background; board text (counts, labels) against its dark outline, which every board text
+ * must have (it sits on wood and pit gradients).
+ */
+function measureContrast() {
+  const parse = (css) => {
+    const m = css.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?/);
+    return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])] : null;
+  };
+  const lum = ([r, g, b]) => {
+    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3]));
+  const background = (e) => {
+    for (let n = e; n; n = n.parentElement) {
+      const c = parse(getComputedStyle(n).backgroundColor);
+      if (c && c[3] > 0.5) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const opacity = (e) => {
+    let o = 1;
+    for (let n = e; n; n = n.parentElement) o *= Number(getComputedStyle(n).opacity);
+    return o;
+  };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const e = t.parentElement;
+    if (!t.textContent.trim() || !e) continue;
+    if (e.closest('[hidden], dialog:not([open]), .sr-only, :disabled, script, style, title, option')) continue;
+    const cs = getComputedStyle(e);
+    if (cs.visibility === 'hidden' || cs.display === 'none' || !e.getClientRects().length) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const size = parseFloat(cs.fontSize);
+    const bold = Number(cs.fontWeight) >= 700;
+    const large = size >= 24 || (bold && size >= 18.66);
+    let fg;
+    let bg;
+    if (e instanceof SVGElement) {
+      const stroke = parse(cs.stroke);
+      if (!stroke || parseFloat(cs.strokeWidth) < 2) {
+        out.push({ text: t.textContent.trim().slice(0, 30), where: e.getAttribute('class'), ratio: 0, need: 4.5, why: 'board text without an outline' });
+        continue;
+      }
+      fg = parse(cs.fill);
+      bg = stroke;
+    } else {
+      fg = parse(cs.color);
+      bg = background(e);
+    }
+    fg = [...fg.slice(0, 3), fg[3] * opacity(e)];
+    out.push({
+      text: t.textContent.trim().slice(0, 30),
+      where: `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''}`,
+      ratio: Math.round(ratio(over(fg, bg), bg) * 100) / 100,
+      need: large ? 3 : 4.5,
+    });
+  }
+  return out;
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`${scheme} theme: text and stone counts meet WCAG AA contrast`, async (browser) => {
+    const failures = [];
+    let measured = 0;
+    for (const path of ['/', '/rules/tsoro', '/play?ruleset=tsoro:8&mode=two', '/play?ruleset=nsolo:8&level=beginner']) {
+      const page = await open(browser, path, { scheme });
+      if (path.startsWith('/play')) {
+        await idle(page);
+        await page.check('#labels');
+        if (path.includes('nsolo')) {
+          // A game over (the banner) and a hint are part of what must be legible.
+          await page.click('#btn-hint');
+          await page.waitForSelector('#board g.hole.hint');
+        } else {
+          await tap(page, 'B2');
+          await idle(page);
+        }
+      } else {
+        await page.waitForTimeout(500);
+      }
+      const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      assert(scheme === 'dark' ? bg === 'rgb(28, 23, 18)' : bg === 'rgb(247, 241, 230)', `${scheme} page background ${bg}`);
+      const all = await page.evaluate(measureContrast);
+      measured += all.length;
+      for (const m of all) if (m.ratio < m.need) failures.push(`${path}: "${m.text}" (${m.where}) ${m.ratio} < ${m.need}${m.why ? ` ${m.why}` : ''}`);
+      assert(all.some((m) => m.where && m.where.includes('.count')) || !path.startsWith('/play'), 'stone counts measured');
+      await page.screenshot({ path: join(out, `board-theme-${scheme}-${path.replace(/[^a-z0-9]+/g, '-')}.png`), fullPage: true });
+      assert(!page.errors.length, page.errors.join('\n'));
+      await page.context().close();
+    }
+    assert(measured > 100, `measured ${measured} texts`);
+    if (failures.length) console.log([...new Set(failures)].map((f) => `     ${f}`).join('\n'));
+    assert(!failures.length, `${failures.length} below AA:\n${[...new Set(failures)].slice(0, 25).join('\n')}`);
+  });
+}
+
 // ---- Runner ---------------------------------------------------------------------------
 
 const browser = await chromium.launch({
