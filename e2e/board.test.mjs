@@ -83,6 +83,96 @@ async function tap(page, hole) {
   await page.locator(`#board g.hole[data-hole=${hole}]`).click();
 }
 
+// ---- Item 1: portrait boards on phones -------------------------------------------------
+
+/** Every hole's box on screen. */
+const holeBoxes = (page) =>
+  page.$$eval('#board g.hole', (gs) =>
+    gs.map((g) => {
+      const r = g.querySelector('.pit').getBoundingClientRect();
+      return { hole: g.dataset.hole, left: r.left, right: r.right, width: r.width, top: r.top };
+    }),
+  );
+
+for (const ruleset of ['tsoro:21', 'nsolo:36', 'tsoro:6']) {
+  test(`portrait on a phone for ${ruleset}: holes inside the screen and at least 40 px; landscape on a desktop`, async (browser) => {
+    const phone = await open(browser, `/play?ruleset=${ruleset}&mode=two`, { viewport: PHONE });
+    await idle(phone);
+    const n = Number(ruleset.split(':')[1]);
+    const want = n > 8 ? 'portrait' : 'landscape';
+    assert((await phone.$eval('#board svg', (s) => s.dataset.orientation)) === want, `${want} on the phone`);
+    const boxes = await holeBoxes(phone);
+    for (const b of boxes) {
+      assert(b.left >= 0 && b.right <= PHONE.width, `${b.hole} inside the screen (${b.left}..${b.right})`);
+      assert(b.width >= 40, `${b.hole} ${b.width.toFixed(1)} px`);
+    }
+    const scrollX = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert(scrollX <= 0, `the page does not scroll sideways (${scrollX})`);
+    if (want === 'portrait') {
+      // Columns b a A B left to right; South's holes from 1 at the bottom up to N.
+      const at = Object.fromEntries(boxes.map((b) => [b.hole, b]));
+      assert(at.b1.left < at.a1.left && at.a1.left < at.A1.left && at.A1.left < at.B1.left, 'columns b a A B');
+      assert(at.B1.top > at[`B${n}`].top, 'B1 below BN');
+    }
+    await phone.screenshot({ path: join(out, `board-portrait-${ruleset.replace(':', '-')}-phone.png`), fullPage: true });
+    assert(!phone.errors.length, phone.errors.join('\n'));
+    await phone.context().close();
+    const desk = await open(browser, `/play?ruleset=${ruleset}&mode=two`, { viewport: DESKTOP });
+    await idle(desk);
+    assert((await desk.$eval('#board svg', (s) => s.dataset.orientation)) === 'landscape', 'landscape on the desktop');
+    await desk.screenshot({ path: join(out, `board-landscape-${ruleset.replace(':', '-')}-desktop.png`) });
+    await desk.context().close();
+  });
+}
+
+test('portrait tsoro:21 on a phone: a game by tapping through a head choice and a capture with bonus picks', async (browser) => {
+  // The first start whose lap ends on an occupied head, found with the engine.
+  const start = await api('/api/game', { start: 'tsoro:21' });
+  let head = null;
+  for (const d of start.legal) {
+    const st = await api('/api/game', { start: 'tsoro:21', moves: [], pending: [], apply: [d] });
+    if (st.phase === 'head') {
+      head = d.split(' ')[1];
+      break;
+    }
+  }
+  assert(head, 'a start that reaches a head');
+  const page = await open(browser, '/play?ruleset=tsoro:21&mode=two', { viewport: PHONE });
+  await idle(page);
+  await page.locator(`#board g.hole[data-hole=${head}]`).tap();
+  await idle(page);
+  assert((await phase(page)) === 'head', 'the head choice');
+  await page.screenshot({ path: join(out, 'board-portrait-head-choice.png') });
+  await page.locator('#btn-stop').tap();
+  await idle(page);
+  assert((await moveCount(page)) === 1, 'one turn');
+  // The capture: the position editor's start with a capture for South.
+  await page.goto(`${base}/play?position=${encodeURIComponent(TSORO21)}&mode=two`);
+  await idle(page);
+  assert((await page.$eval('#board svg', (s) => s.dataset.orientation)) === 'portrait', 'portrait');
+  await page.locator('#board g.hole[data-hole=B20]').tap();
+  await idle(page);
+  await page.locator('#board g.hole[data-hole=b21]').tap();
+  await page.screenshot({ path: join(out, 'board-portrait-bonus.png') });
+  await page.locator('#board g.hole[data-hole=b3]').tap();
+  await idle(page);
+  assert(JSON.stringify(await moveList(page)) === '["B20xb3xb21"]', `token ${await moveList(page)}`);
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('portrait keyboard: the arrows follow the turned board', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:21&mode=two', { viewport: PHONE });
+  await idle(page);
+  await page.locator('#board g.hole[data-hole=B1]').focus();
+  await page.keyboard.press('ArrowUp');
+  const up = await page.evaluate(() => document.activeElement.getAttribute('data-hole'));
+  assert(up === 'B2', `ArrowUp from B1 goes to ${up}`);
+  await page.keyboard.press('ArrowDown');
+  assert((await page.evaluate(() => document.activeElement.getAttribute('data-hole'))) === 'B1', 'ArrowDown back');
+  await page.context().close();
+});
+
 // ---- Item 6: bugs -------------------------------------------------------------------
 
 // South's B20 sows into B21 and the empty A21, which faces a1 (3 stones): a1 and b1 are

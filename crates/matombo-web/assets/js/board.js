@@ -12,6 +12,7 @@
  *     words: {...},                  // optional ui words: hole_label "{label}, {n} stones", head
  *     labels: false,                 // show row letters and hole numbers
  *     interactive: true,             // false: a static diagram (rules page)
+ *     portrait: false,               // true: turned a quarter, four columns and N rows (phones)
  *   });
  *   board.setRows(rows);             // {b:[...], a:[...], A:[...], B:[...]}, index = hole number - 1
  *   board.setClickable(['B2', 'B3'], 'start');  // highlight + focusable; kind 'start' | 'take' | null
@@ -30,6 +31,9 @@
  *
  * Layout: South sits below. Top to bottom the rows are b, a, A, B; North's rows run from
  * hole N at the left to hole 1 at the right, South's from 1 to N (RULES.md §1).
+ * Portrait: the same drawing turned a quarter counter-clockwise, so that left to right the
+ * columns are b, a, A, B and South's holes run from 1 at the bottom to N at the top; text
+ * is turned back upright.
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -143,6 +147,7 @@ export class Board {
     this.words = opts.words || {};
     this.interactive = opts.interactive !== false;
     this.labels = !!opts.labels;
+    this.portrait = !!opts.portrait;
     this.speed = 2;
     this.rows = { b: [], a: [], A: [], B: [] };
     this.clickable = new Set();
@@ -163,16 +168,23 @@ export class Board {
     this.height = height;
     this.host.innerHTML = '';
     const svg = el('svg', {
-      viewBox: `0 0 ${width} ${height}`,
-      class: `board${this.interactive ? ' interactive' : ''}${this.labels ? ' show-labels' : ''}`,
+      viewBox: this.portrait ? `0 0 ${height} ${width}` : `0 0 ${width} ${height}`,
+      class: `board${this.interactive ? ' interactive' : ''}${this.labels ? ' show-labels' : ''}${this.portrait ? ' portrait' : ''}`,
       role: this.interactive ? 'group' : 'img',
       'aria-label': fill(this.words.board_label || 'board, 4 × {n}', { n }),
       'data-n': String(n),
+      'data-orientation': this.portrait ? 'portrait' : 'landscape',
     });
     // Phone to desktop: never narrower than 31 px a hole (counts stay legible; wide boards
     // scroll in their container), never wider than 92 px a hole.
-    svg.style.minWidth = `${Math.round((width / CELL) * 31)}px`;
-    svg.style.maxWidth = `${Math.round((width / CELL) * 92)}px`;
+    if (this.portrait) {
+      // Four columns fill a phone's width: holes of about 60 px, the board scrolls with the page.
+      svg.style.minWidth = `${Math.round((height / CELL) * 44)}px`;
+      svg.style.maxWidth = `${Math.round((height / CELL) * 64)}px`;
+    } else {
+      svg.style.minWidth = `${Math.round((width / CELL) * 31)}px`;
+      svg.style.maxWidth = `${Math.round((width / CELL) * 92)}px`;
+    }
     const defs = el('defs', {}, svg);
     const wood = el('linearGradient', { id: 'mtb-wood', x1: '0', y1: '0', x2: '0', y2: '1' }, defs);
     el('stop', { offset: '0', 'stop-color': '#b07a45' }, wood);
@@ -185,27 +197,33 @@ export class Board {
     el('stop', { offset: '0', 'stop-color': '#fbf6ea' }, peb);
     el('stop', { offset: '1', 'stop-color': '#b9ab8f' }, peb);
 
-    el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: 'url(#mtb-wood)' }, svg);
+    // Everything is drawn in landscape coordinates inside this group, which turns it in portrait.
+    const root = el('g', this.portrait ? { transform: `translate(0 ${width}) rotate(-90)` } : {}, svg);
+    // Text turned back upright in portrait, about its own point.
+    const upright = (x, y) => (this.portrait ? { transform: `rotate(90 ${x} ${y})` } : {});
+    el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: 'url(#mtb-wood)' }, root);
     // The line between the two players' halves.
     const midY = TOP + 2 * CELL + MID / 2;
-    el('line', { x1: SIDE, x2: width - SIDE, y1: midY, y2: midY, class: 'midline' }, svg);
+    el('line', { x1: SIDE, x2: width - SIDE, y1: midY, y2: midY, class: 'midline' }, root);
 
-    const labelLayer = el('g', { class: 'labels', 'aria-hidden': 'true' }, svg);
+    const labelLayer = el('g', { class: 'labels', 'aria-hidden': 'true' }, root);
+    const label = (x, y, cls, text) => {
+      el('text', { x, y: y + 5, class: cls, ...upright(x, y) }, labelLayer).textContent = text;
+    };
     ROWS.forEach((row, r) => {
       const y = this._y(r);
-      el('text', { x: SIDE / 2, y: y + 5, class: 'row-letter' }, labelLayer).textContent = row;
-      el('text', { x: width - SIDE / 2, y: y + 5, class: 'row-letter' }, labelLayer).textContent = row;
+      label(SIDE / 2, y, 'row-letter', row);
+      label(width - SIDE / 2, y, 'row-letter', row);
     });
     for (let k = 1; k <= n; k++) {
       // North's numbers above the board, South's below, each from the owner's left.
       const top = place(`b${k}`, n);
-      el('text', { x: this._x(top.col), y: TOP - 8, class: 'hole-number' }, labelLayer).textContent = String(k);
+      label(this._x(top.col), TOP - 13, 'hole-number', String(k));
       const bottom = place(`B${k}`, n);
-      el('text', { x: this._x(bottom.col), y: this.height - 10, class: 'hole-number' }, labelLayer).textContent =
-        String(k);
+      label(this._x(bottom.col), this.height - 15, 'hole-number', String(k));
     }
 
-    this.holeLayer = el('g', { class: 'holes' }, svg);
+    this.holeLayer = el('g', { class: 'holes' }, root);
     for (const row of ROWS) {
       for (let k = 1; k <= n; k++) {
         const label = holeLabel(row, k);
@@ -241,8 +259,9 @@ export class Board {
           );
         }
         const pebbles = el('g', { class: 'pebbles', 'aria-hidden': 'true' }, g);
-        const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, g);
-        const tag = el('text', { class: 'hole-tag', y: -R + 11, 'aria-hidden': 'true' }, g);
+        const text = this.portrait ? el('g', { transform: 'rotate(90)' }, g) : g;
+        const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, text);
+        const tag = el('text', { class: 'hole-tag', y: -R + 11, 'aria-hidden': 'true' }, text);
         tag.textContent = label;
         const title = el('title', {}, g);
         this.holes.set(label, { g, pebbles, count, title, shown: -1 });
@@ -252,10 +271,10 @@ export class Board {
         }
       }
     }
-    this.hand = el('g', { class: 'hand', 'aria-hidden': 'true', visibility: 'hidden' }, svg);
+    this.hand = el('g', { class: 'hand', 'aria-hidden': 'true', visibility: 'hidden' }, root);
     el('circle', { r: 14, class: 'hand-stone' }, this.hand);
-    this.handText = el('text', { y: 5, class: 'hand-count' }, this.hand);
-    this.flyLayer = el('g', { class: 'fly', 'aria-hidden': 'true' }, svg);
+    this.handText = el('text', { y: 5, class: 'hand-count', ...upright(0, 0) }, this.hand);
+    this.flyLayer = el('g', { class: 'fly', 'aria-hidden': 'true' }, root);
     this.element = svg;
     this.host.appendChild(svg);
   }
@@ -360,7 +379,10 @@ export class Board {
       this._activate(label);
       return;
     }
-    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    // [rows, columns] of the landscape drawing; in portrait its columns run bottom to top.
+    const moves = this.portrait
+      ? { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }
+      : { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
     const d = moves[e.key];
     if (!d) return;
     e.preventDefault();

@@ -123,8 +123,15 @@ function message(text, kind = '') {
   m.className = `tool-message ${kind}`;
 }
 
+/** Below 40 CSS pixels a hole across, on a screen taller than wide, the board is turned. */
+function portraitWanted(n) {
+  const width = $('board-scroll').clientWidth || window.innerWidth;
+  return window.innerHeight > window.innerWidth && width / (n + 68 / 60) < 40;
+}
+
 function ensureBoard(info) {
-  const key = `${info.n}|${info.head_holes.join(',')}`;
+  const portrait = portraitWanted(info.n);
+  const key = `${info.n}|${info.head_holes.join(',')}|${portrait}`;
   if (board && key === boardKey) return;
   boardKey = key;
   board = new Board($('board'), {
@@ -132,7 +139,9 @@ function ensureBoard(info) {
     heads: info.head_holes,
     words,
     labels: $('labels').checked,
+    portrait,
   });
+  root.dataset.orientation = portrait ? 'portrait' : 'landscape';
   board.setSpeed($('speed').value);
   board.onClick = onHole;
   root.dataset.n = String(info.n);
@@ -917,6 +926,12 @@ $('btn-copy').addEventListener('click', copyPosition);
 $('btn-editor').addEventListener('click', openEditor);
 $('btn-skip').addEventListener('click', () => board && board.skip());
 $('btn-replay').addEventListener('click', replayLast);
+// A phone turned over: the board is drawn again in the orientation that fits.
+window.addEventListener('resize', () => {
+  if (state && !busy && board && !board.animating && boardKey.split('|')[2] !== String(portraitWanted(state.ruleset.n))) {
+    render();
+  }
+});
 $('record-file').addEventListener('change', (e) => {
   if (e.target.files[0]) loadRecord(e.target.files[0]);
   e.target.value = '';
