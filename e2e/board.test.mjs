@@ -173,6 +173,57 @@ test('portrait keyboard: the arrows follow the turned board', async (browser) =>
   await page.context().close();
 });
 
+// ---- Item 3: sound ---------------------------------------------------------------------
+
+test('sound: none before a gesture, tones per stone and capture after, mute remembered', async (browser) => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  // Count the tones the page starts, with the real Web Audio underneath.
+  await context.addInitScript(() => {
+    localStorage.setItem('matombo-speed', '1');
+    window.__tones = 0;
+    window.__contexts = 0;
+    const Real = window.AudioContext;
+    window.AudioContext = class extends Real {
+      constructor(...a) {
+        super(...a);
+        window.__contexts++;
+      }
+      createOscillator() {
+        const o = super.createOscillator();
+        const start = o.start.bind(o);
+        o.start = (...a) => {
+          window.__tones++;
+          return start(...a);
+        };
+        return o;
+      }
+    };
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}/play?position=${encodeURIComponent(TSORO21)}&mode=two`);
+  await idle(page);
+  assert((await page.evaluate(() => window.__contexts)) === 0, 'no audio before a gesture');
+  assert((await page.getAttribute('#btn-sound', 'aria-pressed')) === 'true', 'sound on by default');
+  await tap(page, 'B20');
+  await idle(page);
+  const tones = await page.evaluate(() => window.__tones);
+  assert((await page.evaluate(() => window.__contexts)) === 1, 'audio after the first click');
+  assert(tones >= 3, `a tone per stone and a capture (${tones})`);
+  await page.click('#btn-sound');
+  assert((await page.getAttribute('#btn-sound', 'aria-pressed')) === 'false', 'muted');
+  await tap(page, 'b21');
+  await tap(page, 'b5');
+  await idle(page);
+  assert((await page.evaluate(() => window.__tones)) === tones, 'no tone when muted');
+  await page.reload();
+  await idle(page);
+  assert((await page.getAttribute('#btn-sound', 'aria-pressed')) === 'false', 'the mute is remembered');
+  assert(!errors.length, errors.join('\n'));
+  await context.close();
+});
+
 // ---- Item 6: bugs -------------------------------------------------------------------
 
 // South's B20 sows into B21 and the empty A21, which faces a1 (3 stones): a1 and b1 are

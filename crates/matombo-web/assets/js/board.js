@@ -17,6 +17,7 @@
  *   board.setRows(rows);             // {b:[...], a:[...], A:[...], B:[...]}, index = hole number - 1
  *   board.setClickable(['B2', 'B3'], 'start');  // highlight + focusable; kind 'start' | 'take' | null
  *   board.onClick = (label) => { ... };        // a click, Enter or Space on a clickable hole
+ *   board.onSound = (kind, ms) => { ... };     // 'stone' (one sown; ms between stones) or 'capture'
  *   board.setLabels(true);
  *   board.setSpeed(0..4);            // animation speed, 0 slowest
  *   await board.animate(events, mover);  // events of POST /api/game, from the rows now shown;
@@ -153,6 +154,7 @@ export class Board {
     this.clickable = new Set();
     this.kind = null;
     this.onClick = null;
+    this.onSound = null;
     this.animating = false;
     this._skip = false;
     this._wake = null;
@@ -498,12 +500,14 @@ export class Board {
             this._set(at, this._get(at) + 1);
             this._moveHand(at, hand);
             this._pulse(at);
+            if (this.onSound && !this._skip) this.onSound('stone', delay());
             await this._sleep(delay());
           }
           this.holes.get(e.from).g.classList.remove('lifted');
         } else if (e.type === 'capture') {
           this.holes.get(e.hole).g.classList.add('captured');
           this._fly(e.hole, e.stones, mover);
+          if (this.onSound && !this._skip) this.onSound('capture', delay());
           this._set(e.hole, Math.max(0, this._get(e.hole) - e.stones));
           await this._sleep(Math.max(delay() * 3, this._skip ? 0 : 250));
           this.holes.get(e.hole).g.classList.remove('captured');
