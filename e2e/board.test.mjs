@@ -99,7 +99,7 @@ for (const ruleset of ['tsoro:21', 'nsolo:36', 'tsoro:6']) {
     const phone = await open(browser, `/play?ruleset=${ruleset}&mode=two`, { viewport: PHONE });
     await idle(phone);
     const n = Number(ruleset.split(':')[1]);
-    const want = n > 8 ? 'portrait' : 'landscape';
+    const want = n > 6 ? 'portrait' : 'landscape';
     assert((await phone.$eval('#board svg', (s) => s.dataset.orientation)) === want, `${want} on the phone`);
     const boxes = await holeBoxes(phone);
     for (const b of boxes) {

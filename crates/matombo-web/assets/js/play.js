@@ -123,10 +123,13 @@ function message(text, kind = '') {
   m.className = `tool-message ${kind}`;
 }
 
-/** Below 40 CSS pixels a hole across, on a screen taller than wide, the board is turned. */
+/**
+ * On a screen taller than wide, the board is turned when its pits would be under 40 CSS
+ * pixels across (a pit is 50 of a hole's 60 units; the margins take 68 units).
+ */
 function portraitWanted(n) {
   const width = $('board-scroll').clientWidth || window.innerWidth;
-  return window.innerHeight > window.innerWidth && width / (n + 68 / 60) < 40;
+  return window.innerHeight > window.innerWidth && (width / (n + 68 / 60)) * (50 / 60) < 40;
 }
 
 function ensureBoard(info) {
@@ -963,7 +966,7 @@ const sound = {
     if (on && gesture) this.wake();
     const b = $('btn-sound');
     b.setAttribute('aria-pressed', String(on));
-    b.textContent = `${on ? '🔊' : '🔇'} ${words.sound}`;
+    b.textContent = words.sound;
   },
 };
 
