@@ -173,6 +173,34 @@ test('portrait keyboard: the arrows follow the turned board', async (browser) =>
   await page.context().close();
 });
 
+for (const [device, viewport] of SIZES) {
+  test(`playing North against the computer: North's rows and name nearest the player (${device})`, async (browser) => {
+    const page = await open(browser, '/play?ruleset=tsoro:8&side=N&level=beginner', { viewport });
+    await page.waitForFunction(() => document.getElementById('play').dataset.moves === '1');
+    await idle(page);
+    const at = Object.fromEntries((await holeBoxes(page)).map((b) => [b.hole, b]));
+    if (device === 'phone') {
+      assert((await page.$eval('#board svg', (s) => s.dataset.orientation)) === 'portrait', 'portrait');
+      assert(at.b1.left > at.B1.left, "North's outer row on the right, where South's is for South");
+      assert(at.b1.top > at.b8.top, 'b1 at the bottom');
+    } else {
+      assert(at.b1.top > at.B1.top, "North's rows below");
+      assert(at.b1.left < at.b8.left, 'b1 at the left, as North sees his rows');
+    }
+    const board = await page.$eval('#board svg', (s) => s.getBoundingClientRect().bottom);
+    const north = await page.$eval('#side-north', (s) => s.getBoundingClientRect().top);
+    assert(north > board, "North's bar (You) below the board");
+    assert((await page.$eval('#side-north', (s) => s.dataset.name)) === 'You', 'North is You');
+    const legal = await page.$$eval('#board g.hole.legal', (gs) => gs.map((g) => g.dataset.hole));
+    assert(legal.length && legal.every((h) => /^[ab]/.test(h)), `North's holes to click: ${legal}`);
+    await page.locator(`#board g.hole[data-hole=${legal[0]}]`).click();
+    await idle(page);
+    await page.screenshot({ path: join(out, `board-north-nearest-${device}.png`), fullPage: device === 'phone' });
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  });
+}
+
 // ---- Item 3: sound ---------------------------------------------------------------------
 
 test('sound: none before a gesture, tones per stone and capture after, mute remembered', async (browser) => {

@@ -13,6 +13,7 @@
  *     labels: false,                 // show row letters and hole numbers
  *     interactive: true,             // false: a static diagram (rules page)
  *     portrait: false,               // true: turned a quarter, four columns and N rows (phones)
+ *     flip: false,                   // true: turned half, North nearest (a person playing North)
  *   });
  *   board.setRows(rows);             // {b:[...], a:[...], A:[...], B:[...]}, index = hole number - 1
  *   board.setClickable(['B2', 'B3'], 'start');  // highlight + focusable; kind 'start' | 'take' | null
@@ -149,6 +150,7 @@ export class Board {
     this.interactive = opts.interactive !== false;
     this.labels = !!opts.labels;
     this.portrait = !!opts.portrait;
+    this.flip = !!opts.flip;
     this.speed = 2;
     this.rows = { b: [], a: [], A: [], B: [] };
     this.clickable = new Set();
@@ -176,6 +178,7 @@ export class Board {
       'aria-label': fill(this.words.board_label || 'board, 4 × {n}', { n }),
       'data-n': String(n),
       'data-orientation': this.portrait ? 'portrait' : 'landscape',
+      'data-flip': String(this.flip),
     });
     // Phone to desktop: never narrower than 31 px a hole (counts stay legible; wide boards
     // scroll in their container), never wider than 92 px a hole.
@@ -200,9 +203,18 @@ export class Board {
     el('stop', { offset: '1', 'stop-color': '#b9ab8f' }, peb);
 
     // Everything is drawn in landscape coordinates inside this group, which turns it in portrait.
-    const root = el('g', this.portrait ? { transform: `translate(0 ${width}) rotate(-90)` } : {}, svg);
-    // Text turned back upright in portrait, about its own point.
-    const upright = (x, y) => (this.portrait ? { transform: `rotate(90 ${x} ${y})` } : {});
+    // Flipped, it turns the other way (a half turn more), so that North's rows come nearest.
+    const turn = this.portrait
+      ? this.flip
+        ? `translate(${height} 0) rotate(90)`
+        : `translate(0 ${width}) rotate(-90)`
+      : this.flip
+        ? `rotate(180 ${width / 2} ${height / 2})`
+        : '';
+    const root = el('g', turn ? { transform: turn } : {}, svg);
+    // Text turned back upright, about its own point.
+    this.textTurn = this.portrait ? (this.flip ? -90 : 90) : this.flip ? 180 : 0;
+    const upright = (x, y) => (this.textTurn ? { transform: `rotate(${this.textTurn} ${x} ${y})` } : {});
     el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: 'url(#mtb-wood)' }, root);
     // The line between the two players' halves.
     const midY = TOP + 2 * CELL + MID / 2;
@@ -261,7 +273,7 @@ export class Board {
           );
         }
         const pebbles = el('g', { class: 'pebbles', 'aria-hidden': 'true' }, g);
-        const text = this.portrait ? el('g', { transform: 'rotate(90)' }, g) : g;
+        const text = this.textTurn ? el('g', { transform: `rotate(${this.textTurn})` }, g) : g;
         const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, text);
         const tag = el('text', { class: 'hole-tag', y: -R + 11, 'aria-hidden': 'true' }, text);
         tag.textContent = label;
@@ -382,9 +394,10 @@ export class Board {
       return;
     }
     // [rows, columns] of the landscape drawing; in portrait its columns run bottom to top.
+    const turned = this.flip ? -1 : 1;
     const moves = this.portrait
-      ? { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }
-      : { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+      ? { ArrowLeft: [-turned, 0], ArrowRight: [turned, 0], ArrowUp: [0, turned], ArrowDown: [0, -turned] }
+      : { ArrowLeft: [0, -turned], ArrowRight: [0, turned], ArrowUp: [-turned, 0], ArrowDown: [turned, 0] };
     const d = moves[e.key];
     if (!d) return;
     e.preventDefault();

@@ -134,7 +134,9 @@ function portraitWanted(n) {
 
 function ensureBoard(info) {
   const portrait = portraitWanted(info.n);
-  const key = `${info.n}|${info.head_holes.join(',')}|${portrait}`;
+  // A person playing North against the computer has North's rows nearest.
+  const flip = settings.mode === 'ai' && settings.human === 'North';
+  const key = `${info.n}|${info.head_holes.join(',')}|${portrait}|${flip}`;
   if (board && key === boardKey) return;
   boardKey = key;
   board = new Board($('board'), {
@@ -143,8 +145,13 @@ function ensureBoard(info) {
     words,
     labels: $('labels').checked,
     portrait,
+    flip,
   });
   root.dataset.orientation = portrait ? 'portrait' : 'landscape';
+  // The side bars follow: the far side's above the board, the near side's below.
+  const [far, near] = flip ? ['side-south', 'side-north'] : ['side-north', 'side-south'];
+  $('board-scroll').before($(far));
+  $('board-scroll').after($(near));
   board.setSpeed($('speed').value);
   board.onClick = onHole;
   board.onSound = (kind, ms) => sound.play(kind, ms);
