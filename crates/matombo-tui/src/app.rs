@@ -47,6 +47,8 @@ pub struct AnimFrame {
     pub last: Option<Hole>,
     /// What happened, in words.
     pub caption: String,
+    /// The side whose turn this is (the turn on screen may already be the next one).
+    pub mover: Side,
 }
 
 /// The whole state of a game on the terminal board.
@@ -67,6 +69,9 @@ pub struct App {
     help: bool,
     message: String,
     quit: bool,
+    /// Bonus picks made so far in the turn in progress, in the order chosen; applied in
+    /// canonical order (RULES.md §6.4) once the bonus is complete.
+    picks: Vec<Hole>,
 }
 
 /// Upper bound of one turn's animation, so that long relays do not hold the game up.
@@ -93,6 +98,7 @@ impl App {
             help: false,
             message: String::new(),
             quit: false,
+            picks: Vec::new(),
         };
         app.place_cursor();
         app
@@ -197,19 +203,47 @@ impl App {
             .collect()
     }
 
-    /// The opponent holes a person may pick now in the bonus.
+    /// The opponent holes a person may pick now in the bonus, in any order: Tsoro a
+    /// non-empty hole not yet picked, Nsolo any hole with a stone left after the picks.
     pub fn pickable(&self) -> Vec<Hole> {
-        if !self.human_to_act() {
+        if !self.human_to_act() || self.picks_left() == 0 {
             return Vec::new();
         }
-        self.turn
-            .decisions()
+        let n = self.n() as u8;
+        let side = self.turn.mover().opponent();
+        let tsoro = self.kind() == GameKind::Tsoro;
+        [Row::Outer, Row::Inner]
             .into_iter()
-            .filter_map(|d| match d {
-                Decision::Take(h) => Some(h),
-                _ => None,
+            .flat_map(|row| (1..=n).map(move |k| Hole::new(side, row, k)))
+            .filter(|&h| {
+                let taken = self.picks.iter().filter(|&&p| p == h).count() as u16;
+                let count = self.turn.position().count(h);
+                if tsoro {
+                    count > 0 && taken == 0
+                } else {
+                    count > taken
+                }
             })
             .collect()
+    }
+
+    /// The bonus picks chosen so far in the turn in progress (not yet applied).
+    pub fn picks(&self) -> &[Hole] {
+        &self.picks
+    }
+
+    /// Tsoro: holes that may still be picked; Nsolo: stones that must still be taken; 0
+    /// outside the bonus.
+    pub fn picks_left(&self) -> u16 {
+        match self.turn.phase() {
+            Phase::Bonus { left } => left.saturating_sub(self.picks.len() as u16),
+            _ => 0,
+        }
+    }
+
+    /// The start hole of the last complete turn (its side is the side that played it).
+    pub fn last_start(&self) -> Option<Hole> {
+        self.game.moves().last().map(|t| t.start)
     }
 
     /// The record of the game with players' names and `date` (`YYYY.MM.DD`).
@@ -413,10 +447,12 @@ impl App {
             KeyCode::Enter | KeyCode::Char(' ') => {
                 self.typed.clear();
                 let Some(h) = self.cursor.filter(|h| h.side == side) else { return Vec::new() };
-                let d = if start { Decision::Sow(h) } else { Decision::Take(h) };
-                return self.decide(d);
+                if !start {
+                    return self.pick(h);
+                }
+                return self.decide(Decision::Sow(h));
             }
-            KeyCode::Char('d') if !start => return self.decide(Decision::Done),
+            KeyCode::Char('d') if !start => return self.finish_picks(),
             _ => {}
         }
         Vec::new()
@@ -446,6 +482,41 @@ impl App {
 
     fn n(&self) -> usize {
         self.game.start().ruleset().size()
+    }
+
+    /// A bonus pick of a person, in any order; the bonus is applied once complete.
+    fn pick(&mut self, h: Hole) -> Vec<Effect> {
+        if !self.pickable().contains(&h) {
+            self.message = format!("{h} cannot be taken now");
+            return Vec::new();
+        }
+        self.picks.push(h);
+        if self.pickable().is_empty() {
+            return self.finish_picks();
+        }
+        self.place_cursor();
+        Vec::new()
+    }
+
+    /// Applies the picks made in canonical order (outer row 1..N, then inner row 1..N),
+    /// then `done` if a Tsoro bonus is still open (fewer holes than allowed).
+    fn finish_picks(&mut self) -> Vec<Effect> {
+        let mut picks = std::mem::take(&mut self.picks);
+        picks.sort_by_key(|h| (h.row != Row::Outer, h.number));
+        for h in picks {
+            if let Err(e) = self.apply(Decision::Take(h)) {
+                self.message = format!("{h} cannot be taken now: {e}");
+                return Vec::new();
+            }
+        }
+        if matches!(self.turn.phase(), Phase::Bonus { .. }) {
+            return self.decide(Decision::Done);
+        }
+        if self.turn.is_complete() {
+            return self.finish_turn();
+        }
+        self.place_cursor();
+        Vec::new()
     }
 
     /// Applies a decision of a person.
@@ -500,6 +571,7 @@ impl App {
 
     fn new_turn(&mut self) {
         self.turn = self.game.position().begin_turn();
+        self.picks.clear();
         self.typed.clear();
         self.place_cursor();
         if let Some(o) = self.game.outcome() {
@@ -510,18 +582,19 @@ impl App {
     /// Puts the cursor where the next choice is likely: on the current hole if still
     /// valid, else the first legal one.
     fn place_cursor(&mut self) {
-        let targets = match self.turn.phase() {
-            Phase::Start => self.turn.decisions(),
-            Phase::Bonus { .. } => self.turn.decisions(),
+        let holes: Vec<Hole> = match self.turn.phase() {
+            Phase::Start => self
+                .turn
+                .decisions()
+                .into_iter()
+                .filter_map(|d| match d {
+                    Decision::Sow(h) => Some(h),
+                    _ => None,
+                })
+                .collect(),
+            Phase::Bonus { .. } => self.pickable(),
             _ => return,
         };
-        let holes: Vec<Hole> = targets
-            .into_iter()
-            .filter_map(|d| match d {
-                Decision::Sow(h) | Decision::Take(h) => Some(h),
-                _ => None,
-            })
-            .collect();
         if self.cursor.is_some_and(|c| holes.contains(&c)) {
             return;
         }
@@ -548,7 +621,12 @@ impl App {
         if self.thinking.take().is_some() {
             effects.push(Effect::CancelThink);
         }
-        // A turn half made is taken back first.
+        // Bonus picks not yet applied are taken back one by one, then a turn half made.
+        if self.picks.pop().is_some() {
+            self.place_cursor();
+            self.message = "pick taken back".into();
+            return effects;
+        }
         if self.turn.partial_token().is_some() {
             self.turn = self.game.position().begin_turn();
             self.place_cursor();
@@ -633,7 +711,15 @@ impl App {
     pub fn shown_count(&self, h: Hole) -> u16 {
         match self.anim.front() {
             Some(f) => f.counts[h.side.index()][h.track(self.n())],
-            None => self.turn.position().count(h),
+            None => {
+                let count = self.turn.position().count(h);
+                let taken = self.picks.iter().filter(|&&p| p == h).count() as u16;
+                match taken {
+                    0 => count,
+                    _ if self.kind() == GameKind::Tsoro => 0,
+                    _ => count.saturating_sub(taken),
+                }
+            }
         }
     }
 
@@ -686,6 +772,7 @@ pub fn frames(before: &Position, mover: Side, events: &[Event]) -> Vec<AnimFrame
                     from: Some(from),
                     last: Some(last),
                     caption: format!("lap {lap}: {stones} from {from}, last into {last}"),
+                    mover,
                 });
             }
             Event::Capture { hole, stones } => {
@@ -696,6 +783,7 @@ pub fn frames(before: &Position, mover: Side, events: &[Event]) -> Vec<AnimFrame
                     from: Some(hole),
                     last: None,
                     caption: format!("captured {stones} from {hole}"),
+                    mover,
                 });
             }
         }

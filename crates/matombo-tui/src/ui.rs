@@ -93,6 +93,9 @@ fn board_lines(app: &App, width: usize) -> Vec<Line<'static>> {
 
     let legal = app.legal_starts();
     let pickable = app.pickable();
+    let picks = app.picks();
+    // The last turn's start stays marked until the next turn is under way.
+    let last_start = if frame.is_none() && app.turn().partial_token().is_none() { app.last_start() } else { None };
     let head_hole = match pos_phase(app) {
         Some(Phase::Head(h)) => Some(h),
         _ => None,
@@ -185,6 +188,14 @@ fn board_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             if pickable.contains(&h) {
                 style = style.fg(Color::Red).add_modifier(Modifier::BOLD);
             }
+            if last_start == Some(h) {
+                mark = '+';
+                style = style.fg(Color::Blue).add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+            }
+            if picks.contains(&h) {
+                mark = 'x';
+                style = style.fg(Color::Red).add_modifier(Modifier::CROSSED_OUT);
+            }
             if let Some(fr) = frame {
                 if fr.from == Some(h) {
                     style = style.add_modifier(Modifier::UNDERLINED);
@@ -202,7 +213,9 @@ fn board_lines(app: &App, width: usize) -> Vec<Line<'static>> {
                 mark = '>';
                 style = style.add_modifier(Modifier::REVERSED);
             }
-            spans.push(Span::styled(format!("{mark}{count:>digits$}"), style));
+            // An empty hole is a dot: it reads faster than a 0 among the counts.
+            let shown = if count == 0 { ".".to_string() } else { count.to_string() };
+            spans.push(Span::styled(format!("{mark}{shown:>digits$}"), style));
         }
         if more_right {
             spans.push(Span::styled(">", Style::new().add_modifier(Modifier::BOLD)));
@@ -236,7 +249,7 @@ fn status_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             "u undo, w save the record, q quit".to_string(),
         )
     } else if let Some(f) = app.frame() {
-        (Line::styled(format!("{mover} sows: {}", f.caption), bold), "any key skips the animation".into())
+        (Line::styled(format!("{}: {}", sower(app, f.mover), f.caption), bold), "any key skips the animation".into())
     } else if app.thinking() {
         (Line::styled(format!("{mover} ({}) is thinking...", app.player_name(mover)), bold), String::new())
     } else {
@@ -271,30 +284,33 @@ fn status_lines(app: &App, width: usize) -> Vec<Line<'static>> {
                 };
                 (Line::from(spans), hint.into())
             }
-            Phase::Bonus { left } => {
+            Phase::Bonus { .. } => {
+                let left = app.picks_left() as u32;
                 let captured = app.turn().captured();
                 let typed = if app.typed().is_empty() { String::new() } else { format!("  [{}]", app.typed()) };
                 if app.kind() == GameKind::Tsoro {
                     (
                         Line::styled(
                             format!(
-                                "Captured {captured} stone{}! Bonus: take up to {left} more hole(s){typed}",
-                                plural(captured)
+                                "Captured {captured} stone{}! Bonus: take up to {left} more hole{}{typed}",
+                                plural(captured),
+                                plural(left)
                             ),
                             bold.fg(Color::Red),
                         ),
-                        "arrows/Tab or a label pick a red hole, Enter takes it, d is done".into(),
+                        "arrows/Tab or a label, Enter takes a red hole (any order), d done, u undo".into(),
                     )
                 } else {
                     (
                         Line::styled(
                             format!(
-                                "Captured {captured} stone{}! Bonus: remove {left} more stone(s){typed}",
-                                plural(captured)
+                                "Captured {captured} stone{}! Bonus: remove {left} more stone{}{typed}",
+                                plural(captured),
+                                plural(left)
                             ),
                             bold.fg(Color::Red),
                         ),
-                        "arrows/Tab or a label pick a red hole, Enter removes one stone".into(),
+                        "arrows/Tab or a label, Enter removes a stone (any order), u undo".into(),
                     )
                 }
             }
@@ -309,6 +325,18 @@ fn status_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let show = !msg.is_empty() && !repeated;
     lines.push(if show { Line::styled(format!(" {msg}"), Style::new().fg(Color::Yellow)) } else { Line::raw("") });
     lines
+}
+
+/// Who is sowing, for the animation's caption: the computer is named as such.
+fn sower(app: &App, side: Side) -> String {
+    let ai = |s: Side| matches!(app.players()[s.index()], Player::Ai(_));
+    if ai(side) {
+        format!("The computer ({}) sows", app.player_name(side))
+    } else if ai(side.opponent()) {
+        "You sow".to_string()
+    } else {
+        format!("{side} sows")
+    }
 }
 
 fn plural(k: u32) -> &'static str {

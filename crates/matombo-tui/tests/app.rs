@@ -128,13 +128,51 @@ fn bonus_picks_with_the_cursor_and_done() {
     assert_eq!(app.turn().phase(), Phase::Bonus { left: 2 });
     assert_eq!(app.cursor(), Some(hole("B2")), "first pickable hole");
     press(&mut app, "\n");
-    assert_eq!(app.turn().phase(), Phase::Bonus { left: 1 });
+    assert_eq!(app.picks(), [hole("B2")]);
+    assert_eq!(app.picks_left(), 1);
     press(&mut app, "A8\n");
     assert_eq!(moves(&app), ["B1", "b3+", "B5+", "b6xB2xA8"]);
     // The bonus is a right: d ends it early.
     app.key(KeyEvent::from(KeyCode::Char('u')));
     press(&mut app, "b6\n\nd");
     assert_eq!(moves(&app), ["B1", "b3+", "B5+", "b6xB2"]);
+}
+
+#[test]
+fn bonus_picks_in_any_order_record_the_canonical_token() {
+    // Tsoro: the inner hole A8 first, then the outer B2: written xB2xA8 all the same, and
+    // picking a late hole first leaves the earlier ones on offer.
+    let mut app = hotseat("tsoro:8");
+    press(&mut app, "B1\nb3\ncB5\ncb6\n");
+    press(&mut app, "A8\n");
+    assert_eq!(app.picks_left(), 1);
+    assert!(app.pickable().contains(&hole("B2")), "{:?}", app.pickable());
+    assert!(!app.pickable().contains(&hole("A8")), "a Tsoro hole is taken once");
+    assert_eq!(app.shown_count(hole("A8")), 0, "the picked hole shows empty");
+    press(&mut app, "B2\n");
+    assert_eq!(moves(&app), ["B1", "b3+", "B5+", "b6xB2xA8"]);
+    // u takes a pick back before the turn; one pick then d gives the one-pick token.
+    press(&mut app, "u");
+    press(&mut app, "b6\nA8\nu");
+    assert!(app.picks().is_empty());
+    press(&mut app, "A8\nd");
+    assert_eq!(moves(&app), ["B1", "b3+", "B5+", "b6xA8"]);
+
+    // Nsolo: the last hole in canonical order first (the engine alone would then refuse any
+    // earlier hole), then the first: recorded in canonical order.
+    let mut app = hotseat("nsolo:8");
+    let before = app.game().position().clone();
+    press(&mut app, "B1\n");
+    assert_eq!(app.picks_left(), 2, "{:?}", app.turn().phase());
+    let targets = app.pickable();
+    let (first, last) = (targets[0], *targets.last().unwrap());
+    press(&mut app, &format!("{last}\n"));
+    assert_eq!(app.picks_left(), 1);
+    assert!(app.pickable().contains(&first), "{:?}", app.pickable());
+    press(&mut app, &format!("{first}\n"));
+    let token = moves(&app)[0].clone();
+    assert!(token.ends_with(&format!("x{first}x{last}")), "{token}");
+    assert!(before.play(&token.parse().unwrap()).is_ok(), "{token} is legal");
 }
 
 #[test]

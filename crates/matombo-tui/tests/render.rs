@@ -144,3 +144,34 @@ fn game_over_shows_the_result_and_reason() {
     check("tsoro8_game_over", &a, 80, 24);
     assert_eq!(a.move_list(), ["1. B1", "1-0"]);
 }
+
+#[test]
+fn the_computers_sowing_is_named_and_its_last_turn_marked() {
+    let mut a = App::new(Position::start("tsoro:8".parse().unwrap()), vs_ai(), 10);
+    let effects = a.key(KeyEvent::from(KeyCode::Char('B')));
+    assert!(effects.is_empty());
+    a.key(KeyEvent::from(KeyCode::Char('2')));
+    a.key(KeyEvent::from(KeyCode::Enter));
+    assert!(text(&draw(&a, 80, 24)).contains("You sow: lap 1"), "{}", text(&draw(&a, 80, 24)));
+    while a.advance() {}
+    let effects = a.key(KeyEvent::from(KeyCode::Char('s')));
+    while a.advance() {}
+    let id = effects
+        .iter()
+        .find_map(|e| match e {
+            matombo_tui::Effect::Think { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("the computer is asked to move");
+    a.ai_done(id, Some("b2=".parse().unwrap()));
+    let screen = text(&draw(&a, 80, 24));
+    assert!(screen.contains("The computer (matombo AI easy) sows: lap 1"), "{screen}");
+    while a.advance() {}
+    // After the animation its start hole b2 is marked with + (North's b2 is the 7th column).
+    let buf = draw(&a, 80, 24);
+    let screen = text(&buf);
+    let b_row = screen.lines().find(|l| l.starts_with(" b ")).expect("row b");
+    // Cells are three characters wide after the four of the row letter; an empty hole is a dot.
+    assert_eq!(&b_row[4 + 6 * 3..4 + 7 * 3], "+ .", "{screen}");
+    assert!(!b_row.contains(" 0"), "{screen}");
+}

@@ -513,7 +513,9 @@ pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
 <span id="thinking" class="thinking" hidden><span class="spinner" aria-hidden="true"></span>{thinking}</span>
 </div>
 <div id="banner" class="banner" role="alert" hidden></div>
+<div class="side-bar north" id="side-north" data-side="North"></div>
 <div class="board-scroll" id="board-scroll"><div class="board-host" id="board"></div></div>
+<div class="side-bar south" id="side-south" data-side="South"></div>
 <div class="decision-bar" id="decision-bar">
 <span id="prompt" class="prompt"></span>
 <button type="button" id="btn-continue" hidden>{continue_}</button>
@@ -523,6 +525,7 @@ pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
 <div class="anim-bar">
 <label>{speed} <input type="range" id="speed" min="0" max="4" step="1" value="2"></label>
 <button type="button" id="btn-skip" disabled>{skip}</button>
+<button type="button" id="btn-replay" disabled>{replay_last}</button>
 <label class="check"><input type="checkbox" id="labels"> {labels}</label>
 </div>
 </div>
@@ -589,6 +592,7 @@ pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
         done = w("done"),
         speed = w("speed"),
         skip = w("skip"),
+        replay_last = w("replay_last"),
         labels = w("labels"),
         new_game = w("new_game"),
         mode = w("mode"),

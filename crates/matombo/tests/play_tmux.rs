@@ -91,7 +91,8 @@ fn rows_of(p: &Position) -> Vec<String> {
 /// The counts the screen shows in the row labelled `letter`, normalised like [`rows_of`].
 fn screen_row(screen: &str, letter: char) -> String {
     let line = screen.lines().find(|l| l.starts_with(&format!(" {letter} "))).expect("row on screen");
-    line[4..].replace(['>', '*'], " ").trim_end().to_string()
+    // Marks (cursor, last hole, last turn's start) are blanked; an empty hole's dot reads 0.
+    line[4..].replace(['>', '*', '+'], " ").replace('.', "0").trim_end().to_string()
 }
 
 #[test]

@@ -12,22 +12,30 @@
  *     words: {...},                  // optional ui words: hole_label "{label}, {n} stones", head
  *     labels: false,                 // show row letters and hole numbers
  *     interactive: true,             // false: a static diagram (rules page)
+ *     portrait: false,               // true: turned a quarter, four columns and N rows (phones)
+ *     flip: false,                   // true: turned half, North nearest (a person playing North)
  *   });
  *   board.setRows(rows);             // {b:[...], a:[...], A:[...], B:[...]}, index = hole number - 1
  *   board.setClickable(['B2', 'B3'], 'start');  // highlight + focusable; kind 'start' | 'take' | null
  *   board.onClick = (label) => { ... };        // a click, Enter or Space on a clickable hole
+ *   board.onSound = (kind, ms) => { ... };     // 'stone' (one sown; ms between stones) or 'capture'
  *   board.setLabels(true);
  *   board.setSpeed(0..4);            // animation speed, 0 slowest
  *   await board.animate(events, mover);  // events of POST /api/game, from the rows now shown;
  *                                        // resolves when finished or skipped
  *   board.skip();                    // finish the running animation at once
  *   board.animating                  // true while an animation runs
- *   board.setMarks({ last: ['B2'], hint: 'B5' });  // outline holes: last move start, hint
+ *   board.setMarks({ last: ['B2'], hint: 'B5', picked: ['b3'], named: 'B7' });
+ *                                   // last move start, hint, bonus picks, a hole a prompt names;
+ *                                   // path: ['B3', 'B4']: the holes the last turn sowed into
  *   board.counts()                   // the rows now shown (copy)
  *   board.element                    // the <svg>
  *
  * Layout: South sits below. Top to bottom the rows are b, a, A, B; North's rows run from
  * hole N at the left to hole 1 at the right, South's from 1 to N (RULES.md §1).
+ * Portrait: the same drawing turned a quarter counter-clockwise, so that left to right the
+ * columns are b, a, A, B and South's holes run from 1 at the bottom to N at the top; text
+ * is turned back upright.
  */
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -56,6 +64,49 @@ export function nextOnTrack(label, n) {
   const outerRow = row === 'A' ? 'B' : row === 'a' ? 'b' : row;
   if (outer) return k < n ? `${row}${k + 1}` : `${inner}${n}`;
   return k > 1 ? `${row}${k - 1}` : `${outerRow}1`;
+}
+
+/**
+ * The opponent's holes in the canonical order of bonus picks (RULES.md §6.3): his outer row
+ * 1..N, then his inner row 1..N. `mover` is 'South' or 'North'.
+ */
+export function bonusOrder(mover, n) {
+  const [outer, inner] = mover === 'North' ? ['B', 'A'] : ['b', 'a'];
+  const out = [];
+  for (const row of [outer, inner]) for (let k = 1; k <= n; k++) out.push(`${row}${k}`);
+  return out;
+}
+
+/** Bonus picks (labels, repeated for several Nsolo stones of one hole) in canonical order. */
+export function sortPicks(picks, mover, n) {
+  const order = bonusOrder(mover, n);
+  return [...picks].sort((x, y) => order.indexOf(x) - order.indexOf(y));
+}
+
+/**
+ * The holes a player may pick next, in any order: a person picks holes as he likes and the
+ * page records them in canonical order when the bonus is complete. Tsoro takes a whole
+ * non-empty hole once; Nsolo one stone at a time from any hole with stones left. Empty when
+ * `left` picks have been made or nothing remains to take.
+ */
+export function bonusTargets({ game, rows, mover, left, picks }) {
+  if (picks.length >= left) return [];
+  const n = rows.B.length;
+  return bonusOrder(mover, n).filter((h) => {
+    const count = rows[h[0]][Number(h.slice(1)) - 1];
+    const taken = picks.filter((p) => p === h).length;
+    return game === 'tsoro' ? count > 0 && !taken : count - taken > 0;
+  });
+}
+
+/** `rows` with the picks taken out (Tsoro: the whole hole; Nsolo: one stone a pick). */
+export function rowsAfterPicks(rows, picks, game) {
+  const out = { b: [...rows.b], a: [...rows.a], A: [...rows.A], B: [...rows.B] };
+  for (const h of picks) {
+    const i = Number(h.slice(1)) - 1;
+    out[h[0]][i] = game === 'tsoro' ? 0 : Math.max(0, out[h[0]][i] - 1);
+  }
+  return out;
 }
 
 function el(name, attrs = {}, parent = null) {
@@ -98,11 +149,14 @@ export class Board {
     this.words = opts.words || {};
     this.interactive = opts.interactive !== false;
     this.labels = !!opts.labels;
+    this.portrait = !!opts.portrait;
+    this.flip = !!opts.flip;
     this.speed = 2;
     this.rows = { b: [], a: [], A: [], B: [] };
     this.clickable = new Set();
     this.kind = null;
     this.onClick = null;
+    this.onSound = null;
     this.animating = false;
     this._skip = false;
     this._wake = null;
@@ -118,16 +172,24 @@ export class Board {
     this.height = height;
     this.host.innerHTML = '';
     const svg = el('svg', {
-      viewBox: `0 0 ${width} ${height}`,
-      class: `board${this.interactive ? ' interactive' : ''}${this.labels ? ' show-labels' : ''}`,
+      viewBox: this.portrait ? `0 0 ${height} ${width}` : `0 0 ${width} ${height}`,
+      class: `board${this.interactive ? ' interactive' : ''}${this.labels ? ' show-labels' : ''}${this.portrait ? ' portrait' : ''}`,
       role: this.interactive ? 'group' : 'img',
       'aria-label': fill(this.words.board_label || 'board, 4 × {n}', { n }),
       'data-n': String(n),
+      'data-orientation': this.portrait ? 'portrait' : 'landscape',
+      'data-flip': String(this.flip),
     });
     // Phone to desktop: never narrower than 31 px a hole (counts stay legible; wide boards
     // scroll in their container), never wider than 92 px a hole.
-    svg.style.minWidth = `${Math.round((width / CELL) * 31)}px`;
-    svg.style.maxWidth = `${Math.round((width / CELL) * 92)}px`;
+    if (this.portrait) {
+      // Four columns fill a phone's width: holes of about 60 px, the board scrolls with the page.
+      svg.style.minWidth = `${Math.round((height / CELL) * 44)}px`;
+      svg.style.maxWidth = `${Math.round((height / CELL) * 64)}px`;
+    } else {
+      svg.style.minWidth = `${Math.round((width / CELL) * 31)}px`;
+      svg.style.maxWidth = `${Math.round((width / CELL) * 92)}px`;
+    }
     const defs = el('defs', {}, svg);
     const wood = el('linearGradient', { id: 'mtb-wood', x1: '0', y1: '0', x2: '0', y2: '1' }, defs);
     el('stop', { offset: '0', 'stop-color': '#b07a45' }, wood);
@@ -140,27 +202,42 @@ export class Board {
     el('stop', { offset: '0', 'stop-color': '#fbf6ea' }, peb);
     el('stop', { offset: '1', 'stop-color': '#b9ab8f' }, peb);
 
-    el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: 'url(#mtb-wood)' }, svg);
+    // Everything is drawn in landscape coordinates inside this group, which turns it in portrait.
+    // Flipped, it turns the other way (a half turn more), so that North's rows come nearest.
+    const turn = this.portrait
+      ? this.flip
+        ? `translate(${height} 0) rotate(90)`
+        : `translate(0 ${width}) rotate(-90)`
+      : this.flip
+        ? `rotate(180 ${width / 2} ${height / 2})`
+        : '';
+    const root = el('g', turn ? { transform: turn } : {}, svg);
+    // Text turned back upright, about its own point.
+    this.textTurn = this.portrait ? (this.flip ? -90 : 90) : this.flip ? 180 : 0;
+    const upright = (x, y) => (this.textTurn ? { transform: `rotate(${this.textTurn} ${x} ${y})` } : {});
+    el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: 'url(#mtb-wood)' }, root);
     // The line between the two players' halves.
     const midY = TOP + 2 * CELL + MID / 2;
-    el('line', { x1: SIDE, x2: width - SIDE, y1: midY, y2: midY, class: 'midline' }, svg);
+    el('line', { x1: SIDE, x2: width - SIDE, y1: midY, y2: midY, class: 'midline' }, root);
 
-    const labelLayer = el('g', { class: 'labels', 'aria-hidden': 'true' }, svg);
+    const labelLayer = el('g', { class: 'labels', 'aria-hidden': 'true' }, root);
+    const label = (x, y, cls, text) => {
+      el('text', { x, y: y + 5, class: cls, ...upright(x, y) }, labelLayer).textContent = text;
+    };
     ROWS.forEach((row, r) => {
       const y = this._y(r);
-      el('text', { x: SIDE / 2, y: y + 5, class: 'row-letter' }, labelLayer).textContent = row;
-      el('text', { x: width - SIDE / 2, y: y + 5, class: 'row-letter' }, labelLayer).textContent = row;
+      label(SIDE / 2, y, 'row-letter', row);
+      label(width - SIDE / 2, y, 'row-letter', row);
     });
     for (let k = 1; k <= n; k++) {
       // North's numbers above the board, South's below, each from the owner's left.
       const top = place(`b${k}`, n);
-      el('text', { x: this._x(top.col), y: TOP - 8, class: 'hole-number' }, labelLayer).textContent = String(k);
+      label(this._x(top.col), TOP - 13, 'hole-number', String(k));
       const bottom = place(`B${k}`, n);
-      el('text', { x: this._x(bottom.col), y: this.height - 10, class: 'hole-number' }, labelLayer).textContent =
-        String(k);
+      label(this._x(bottom.col), this.height - 15, 'hole-number', String(k));
     }
 
-    this.holeLayer = el('g', { class: 'holes' }, svg);
+    this.holeLayer = el('g', { class: 'holes' }, root);
     for (const row of ROWS) {
       for (let k = 1; k <= n; k++) {
         const label = holeLabel(row, k);
@@ -196,8 +273,9 @@ export class Board {
           );
         }
         const pebbles = el('g', { class: 'pebbles', 'aria-hidden': 'true' }, g);
-        const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, g);
-        const tag = el('text', { class: 'hole-tag', y: -R + 11, 'aria-hidden': 'true' }, g);
+        const text = this.textTurn ? el('g', { transform: `rotate(${this.textTurn})` }, g) : g;
+        const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, text);
+        const tag = el('text', { class: 'hole-tag', y: -R + 11, 'aria-hidden': 'true' }, text);
         tag.textContent = label;
         const title = el('title', {}, g);
         this.holes.set(label, { g, pebbles, count, title, shown: -1 });
@@ -207,10 +285,10 @@ export class Board {
         }
       }
     }
-    this.hand = el('g', { class: 'hand', 'aria-hidden': 'true', visibility: 'hidden' }, svg);
+    this.hand = el('g', { class: 'hand', 'aria-hidden': 'true', visibility: 'hidden' }, root);
     el('circle', { r: 14, class: 'hand-stone' }, this.hand);
-    this.handText = el('text', { y: 5, class: 'hand-count' }, this.hand);
-    this.flyLayer = el('g', { class: 'fly', 'aria-hidden': 'true' }, svg);
+    this.handText = el('text', { y: 5, class: 'hand-count', ...upright(0, 0) }, this.hand);
+    this.flyLayer = el('g', { class: 'fly', 'aria-hidden': 'true' }, root);
     this.element = svg;
     this.host.appendChild(svg);
   }
@@ -293,10 +371,14 @@ export class Board {
   }
 
   /** Outlines holes: `last` (start hole of the last move) and `hint` (the AI's suggestion). */
-  setMarks({ last = [], hint = null } = {}) {
+  setMarks({ last = [], hint = null, picked = [], named = null, path = [] } = {}) {
     for (const [label, h] of this.holes) {
+      h.g.classList.toggle('path', path.includes(label));
+      // A hole a prompt names shows its label even with labels off.
+      h.g.classList.toggle('named', label === named);
       h.g.classList.toggle('last', last.includes(label));
       h.g.classList.toggle('hint', label === hint);
+      h.g.classList.toggle('picked', picked.includes(label));
     }
   }
 
@@ -311,7 +393,11 @@ export class Board {
       this._activate(label);
       return;
     }
-    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    // [rows, columns] of the landscape drawing; in portrait its columns run bottom to top.
+    const turned = this.flip ? -1 : 1;
+    const moves = this.portrait
+      ? { ArrowLeft: [-turned, 0], ArrowRight: [turned, 0], ArrowUp: [0, turned], ArrowDown: [0, -turned] }
+      : { ArrowLeft: [0, -turned], ArrowRight: [0, turned], ArrowUp: [-turned, 0], ArrowDown: [turned, 0] };
     const d = moves[e.key];
     if (!d) return;
     e.preventDefault();
@@ -427,12 +513,14 @@ export class Board {
             this._set(at, this._get(at) + 1);
             this._moveHand(at, hand);
             this._pulse(at);
+            if (this.onSound && !this._skip) this.onSound('stone', delay());
             await this._sleep(delay());
           }
           this.holes.get(e.from).g.classList.remove('lifted');
         } else if (e.type === 'capture') {
           this.holes.get(e.hole).g.classList.add('captured');
           this._fly(e.hole, e.stones, mover);
+          if (this.onSound && !this._skip) this.onSound('capture', delay());
           this._set(e.hole, Math.max(0, this._get(e.hole) - e.stones));
           await this._sleep(Math.max(delay() * 3, this._skip ? 0 : 250));
           this.holes.get(e.hole).g.classList.remove('captured');

@@ -2,7 +2,7 @@
 // in the page (engine.js: matombo's Rust rules and search in WebAssembly) replays the game
 // and decides everything, as the server's JSON API would; this page only shows it. Nothing
 // here needs the server once the page is loaded.
-import { Board } from './board.js';
+import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from './board.js';
 import { randomSeed, request, Searcher } from './engine.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
@@ -34,6 +34,13 @@ let aiSeq = 0;
 let hint = null;
 // Bumped by New game and by loading a game: a reply for an older game is dropped.
 let generation = 0;
+// Bonus picks made so far in the turn in progress, in the order clicked; sent in canonical
+// order once the bonus is complete (RULES.md §6.4 wants that order, a person need not).
+let picks = [];
+let picksFor = '';
+// The last complete turn: what it did, for its marks and for "Replay last turn".
+// { key, before (rows), events, mover, path (holes sown into) } or null while unknown.
+let lastTurn = null;
 
 // Restore the game of this tab (kept across reloads and language switches).
 try {
@@ -118,8 +125,20 @@ function message(text, kind = '') {
   m.className = `tool-message ${kind}`;
 }
 
+/**
+ * On a screen taller than wide, the board is turned when its pits would be under 40 CSS
+ * pixels across (a pit is 50 of a hole's 60 units; the margins take 68 units).
+ */
+function portraitWanted(n) {
+  const width = $('board-scroll').clientWidth || window.innerWidth;
+  return window.innerHeight > window.innerWidth && (width / (n + 68 / 60)) * (50 / 60) < 40;
+}
+
 function ensureBoard(info) {
-  const key = `${info.n}|${info.head_holes.join(',')}`;
+  const portrait = portraitWanted(info.n);
+  // A person playing North against the computer has North's rows nearest.
+  const flip = settings.mode === 'ai' && settings.human === 'North';
+  const key = `${info.n}|${info.head_holes.join(',')}|${portrait}|${flip}`;
   if (board && key === boardKey) return;
   boardKey = key;
   board = new Board($('board'), {
@@ -127,9 +146,17 @@ function ensureBoard(info) {
     heads: info.head_holes,
     words,
     labels: $('labels').checked,
+    portrait,
+    flip,
   });
+  root.dataset.orientation = portrait ? 'portrait' : 'landscape';
+  // The side bars follow: the far side's above the board, the near side's below.
+  const [far, near] = flip ? ['side-south', 'side-north'] : ['side-north', 'side-south'];
+  $('board-scroll').before($(far));
+  $('board-scroll').after($(near));
   board.setSpeed($('speed').value);
   board.onClick = onHole;
+  board.onSound = (kind, ms) => sound.play(kind, ms);
   root.dataset.n = String(info.n);
   root.classList.toggle('wide', info.n > 21);
 }
@@ -137,13 +164,40 @@ function ensureBoard(info) {
 const humanToDecide = () =>
   state && !state.outcome && (settings.mode === 'two' || pageSide(state.to_move) === settings.human);
 
+/** The holes a person may pick next in the bonus, in any order. */
+function pickTargets() {
+  return bonusTargets({
+    game: state.ruleset.game,
+    rows: state.rows,
+    mover: state.to_move,
+    left: state.left,
+    picks,
+  });
+}
+
 function render() {
   ensureBoard(state.ruleset);
-  board.setRows(state.rows);
+  const turnKey = JSON.stringify([game.start, state.moves.length, state.pending]);
+  if (turnKey !== picksFor) {
+    picks = [];
+    picksFor = turnKey;
+  }
   const mine = humanToDecide() && !busy && !thinking;
-  board.setClickable(mine ? state.clickable : [], state.phase === 'bonus' ? 'take' : 'start');
+  const picking = mine && state.phase === 'bonus';
+  board.setRows(picking ? rowsAfterPicks(state.rows, picks, state.ruleset.game) : state.rows);
+  board.setClickable(mine ? (picking ? pickTargets() : state.clickable) : [], state.phase === 'bonus' ? 'take' : 'start');
   const lastStart = state.moves.length ? [state.moves[state.moves.length - 1].match(/^[AaBb]\d+/)[0]] : [];
-  board.setMarks({ last: lastStart, hint: hint && hint.at === state.moves.length ? hint.hole : null });
+  // The last turn's start and path stay marked until the next turn is under way.
+  const known = lastTurn && lastTurn.key === lastTurnKey() ? lastTurn : null;
+  if (state.moves.length && !known && !busy) learnLastTurn();
+  const marking = !game.pending.length && !busy;
+  board.setMarks({
+    last: marking ? lastStart : [],
+    path: marking && known ? known.path : [],
+    hint: hint && hint.at === state.moves.length ? hint.hole : null,
+    picked: picking ? picks : [],
+    named: mine && state.phase === 'head' ? state.head : null,
+  });
 
   // Status and the decision bar.
   let status = '';
@@ -167,16 +221,18 @@ function render() {
       cont.disabled = !state.legal.includes('continue') || busy;
       stop.disabled = !state.legal.includes('stop') || busy;
     } else if (state.phase === 'bonus') {
+      const left = state.left - picks.length;
       if (state.ruleset.game === 'tsoro') {
-        prompt = state.left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: state.left });
+        prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
         done.hidden = false;
         done.disabled = busy;
       } else {
-        prompt = state.left === 1 ? words.take_one_more : fill(words.take_n_more, { n: state.left });
+        prompt = left === 1 ? words.take_one_more : fill(words.take_n_more, { n: left });
       }
     }
   }
   $('status').textContent = status;
+  renderSides();
   $('prompt').textContent = prompt;
   $('decision-bar').classList.toggle('active', !!prompt);
   $('decision-bar').dataset.phase = state.outcome ? 'over' : state.phase;
@@ -221,7 +277,8 @@ function render() {
   // Move list in RULES.md notation.
   const list = $('moves');
   list.innerHTML = '';
-  const tokens = [...state.moves];
+  // Turns undone (the redo list) follow greyed: a click on any turn shows the game after it.
+  const tokens = [...state.moves, ...[...redo].reverse()];
   const partial = state.partial && state.pending.length ? state.partial : null;
   let li = null;
   let number = 1;
@@ -233,9 +290,14 @@ function render() {
       if (i === 0 && side === 'North') li.append(document.createTextNode('… '));
       list.append(li);
     }
-    const span = document.createElement('span');
-    span.className = 'move';
+    const span = document.createElement('button');
+    span.type = 'button';
+    span.className = `move${i >= state.moves.length ? ' future' : ''}${i === state.moves.length - 1 ? ' current' : ''}`;
     span.textContent = t;
+    span.dataset.ply = String(i + 1);
+    span.disabled = busy;
+    if (i === state.moves.length - 1) span.setAttribute('aria-current', 'step');
+    span.addEventListener('click', () => goTo(i + 1));
     li.append(span, document.createTextNode(' '));
     if (side === 'North') number += 1;
   });
@@ -253,6 +315,7 @@ function render() {
   $('btn-resign').disabled = !!state.outcome || !humanToDecide() || game.pending.length > 0;
   $('btn-hint').disabled = !!state.outcome || !humanToDecide();
   $('btn-skip').disabled = !busy;
+  $('btn-replay').disabled = busy || thinking || !state.moves.length || game.pending.length > 0;
   $('thinking').hidden = !thinking;
   for (const input of document.querySelectorAll('input[name=mode]')) input.checked = input.value === settings.mode;
   // A choice not yet applied by New game stays shown.
@@ -265,6 +328,94 @@ function render() {
   root.dataset.busy = busy || thinking ? 'true' : 'false';
   save();
   if (!busy) updateAnalysis();
+}
+
+/** Who plays a side, as the side bars name it. */
+function sideName(side) {
+  if (settings.mode !== 'ai') return sideWord(side);
+  if (side === settings.human) return words.you;
+  return fill(words.computer_level, { level: words[`level_${settings.level}`] || settings.level });
+}
+
+/** Each side's name, stone total and a to-move marker, beside the board. */
+function renderSides() {
+  for (const side of ['North', 'South']) {
+    const bar = $(`side-${side.toLowerCase()}`);
+    const rows = side === 'South' ? ['A', 'B'] : ['a', 'b'];
+    const total = rows.reduce((t, r) => t + state.rows[r].reduce((a, b) => a + b, 0), 0);
+    const toMove = !state.outcome && state.to_move === side;
+    const name = sideName(side);
+    if (bar.dataset.name === name && bar.dataset.total === String(total) && bar.dataset.toMove === String(toMove)) continue;
+    bar.dataset.name = name;
+    bar.dataset.total = String(total);
+    bar.dataset.toMove = String(toMove);
+    bar.classList.toggle('to-move', toMove);
+    bar.innerHTML = '';
+    const who = document.createElement('strong');
+    who.className = 'side-name';
+    who.textContent = name;
+    const where = document.createElement('span');
+    where.className = 'side-which';
+    where.textContent = settings.mode === 'ai' ? sideWord(side) : '';
+    const count = document.createElement('span');
+    count.className = 'side-total';
+    count.textContent = total === 1 ? words.side_stone_one : fill(words.side_stones, { n: total });
+    const mark = document.createElement('span');
+    mark.className = 'side-mark';
+    mark.textContent = toMove ? words.to_move_mark : '';
+    bar.append(who, where, count, mark);
+  }
+}
+
+const lastTurnKey = () => JSON.stringify([game.start, game.moves]);
+
+/** The holes a turn's laps sowed into, in order (from its events). */
+function pathOf(events) {
+  const n = state.ruleset.n;
+  const path = [];
+  for (const e of events) {
+    if (e.type !== 'lap') continue;
+    let at = e.from;
+    for (let i = 0; i < e.stones; i++) {
+      at = nextOnTrack(at, n);
+      if (!path.includes(at)) path.push(at);
+    }
+  }
+  return path;
+}
+
+/** Asks the engine what the last turn did (after a load, an undo or a click in the list). */
+async function learnLastTurn() {
+  const key = lastTurnKey();
+  if (lastTurn && lastTurn.key === key) return;
+  lastTurn = { key, pending: true, path: [] };
+  const moves = game.moves.slice(0, -1);
+  const token = game.moves[game.moves.length - 1];
+  try {
+    const before = await api('/api/game', { start: game.start, moves });
+    const after = await api('/api/game', { start: game.start, moves, token });
+    if (lastTurnKey() !== key) return;
+    lastTurn = { key, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events) };
+    if (state && !busy) render();
+  } catch (_) {
+    /* marks are an aid; the game goes on without them */
+  }
+}
+
+/** Plays the last turn's animation again from the position before it. */
+async function replayLast() {
+  if (busy || thinking || !state.moves.length || game.pending.length) return;
+  if (!lastTurn || lastTurn.key !== lastTurnKey() || !lastTurn.events) await learnLastTurn();
+  const t = lastTurn;
+  if (!t || !t.events || busy) return;
+  busy = true;
+  const gen = generation;
+  render();
+  $('btn-skip').disabled = false;
+  board.setRows(t.before);
+  await board.animate(t.events, t.mover);
+  busy = false;
+  if (gen === generation) render();
 }
 
 async function load() {
@@ -283,8 +434,12 @@ async function load() {
   maybeAi();
 }
 
-/** Sends decisions (or a whole turn) to the server, animates what happened, shows the result. */
-async function send(extra) {
+/**
+ * Sends decisions (or a whole turn) to the engine, animates what happened, shows the result.
+ * `finishBonus`: the decisions are bonus picks that end the bonus, so a Tsoro bonus still
+ * open after them (fewer picks than allowed) is closed with `done`.
+ */
+async function send(extra, finishBonus = false) {
   if (busy) return;
   // Read before the buttons are disabled (which drops their focus).
   const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
@@ -295,6 +450,9 @@ async function send(extra) {
   let next;
   try {
     next = await api('/api/game', gameBody(extra));
+    if (finishBonus && !next.outcome && next.phase === 'bonus' && next.pending.length) {
+      next = await api('/api/game', gameBody({ apply: [...extra.apply, 'done'] }));
+    }
   } catch (e) {
     busy = false;
     message(`${words.illegal}: ${e.message}`, 'error');
@@ -309,6 +467,14 @@ async function send(extra) {
     render();
     return;
   }
+  if (next.moves.length === state.moves.length + 1) {
+    // A turn completed: its events (this request's, plus any of its decisions sent before)
+    // are learnt again from the engine when a part of the turn was sent earlier.
+    lastTurn = game.pending.length
+      ? null
+      : { key: JSON.stringify([game.start, next.moves]), before: state.rows, events: next.events, mover, path: pathOf(next.events) };
+  }
+  if (next.outcome && !state.outcome) sound.play('end');
   state = next;
   game.moves = next.moves;
   game.pending = next.pending;
@@ -323,8 +489,10 @@ function keepFocus() {
   if (!humanToDecide()) return;
   if (state.phase === 'head') {
     ($('btn-continue').disabled ? $('btn-stop') : $('btn-continue')).focus();
-  } else if (state.phase === 'bonus' && !state.clickable.length) {
-    $('btn-done').focus();
+  } else if (state.phase === 'bonus') {
+    const targets = pickTargets();
+    if (targets.length) board.focus(targets[0]);
+    else $('btn-done').focus();
   } else if (state.clickable.length) {
     board.focus(state.clickable[0]);
   }
@@ -338,10 +506,37 @@ function decide(decision) {
   send({ apply: [decision] });
 }
 
+/** Ends the bonus: the picks made, in canonical order (and `done` if fewer than allowed). */
+function finishPicks() {
+  if (!humanToDecide() || busy || state.phase !== 'bonus') return;
+  const list = sortPicks(picks, state.to_move, state.ruleset.n).map((h) => `take ${h}`);
+  picks = [];
+  if (!list.length) {
+    decide('done');
+    return;
+  }
+  redo = [];
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  send({ apply: list }, true);
+}
+
 function onHole(label) {
   if (!humanToDecide() || busy) return;
   if (state.phase === 'start' && state.legal.includes(`sow ${label}`)) decide(`sow ${label}`);
-  else if (state.phase === 'bonus' && state.legal.includes(`take ${label}`)) decide(`take ${label}`);
+  else if (state.phase === 'bonus' && pickTargets().includes(label)) {
+    picks.push(label);
+    if (!pickTargets().length) finishPicks();
+    else {
+      render();
+      // Keyboard play stays on the board: focus the next hole that can be picked.
+      if (document.activeElement && document.activeElement.closest && document.activeElement.closest('#board')) {
+        const targets = pickTargets();
+        board.focus(targets.includes(label) ? label : targets[0]);
+      }
+    }
+  }
 }
 
 async function maybeAi() {
@@ -382,6 +577,11 @@ function undo() {
   message('');
   if (game.resigned) {
     game.resigned = null;
+  } else if (picks.length) {
+    // Picks not yet sent are taken back first, one by one.
+    picks.pop();
+    render();
+    return;
   } else if (game.pending.length) {
     game.pending = [];
   } else {
@@ -403,6 +603,27 @@ function redoMove() {
   while (settings.mode === 'ai' && redo.length && moverOf(redo[redo.length - 1]) !== settings.human) {
     game.moves.push(redo.pop());
   }
+  load();
+}
+
+/** Shows the game after its first `count` turns (a click in the move list); the later turns
+ * stay in the redo list. Against the computer, a position where it is to move goes on to
+ * the person's next turn, as undo does. */
+function goTo(count) {
+  if (busy) return;
+  const all = [...game.moves, ...[...redo].reverse()];
+  let k = Math.max(0, Math.min(count, all.length));
+  if (settings.mode === 'ai') while (k < all.length && moverOf(all[k]) !== settings.human) k++;
+  if (k === game.moves.length && !game.pending.length && !picks.length) return;
+  cancelAi();
+  hint = null;
+  $('hint').textContent = '';
+  message('');
+  game.moves = all.slice(0, k);
+  game.pending = [];
+  picks = [];
+  if (k < all.length) game.resigned = null;
+  redo = all.slice(k).reverse();
   load();
 }
 
@@ -704,11 +925,76 @@ function updateAnalysis() {
 
 analysisPanel();
 
+// ---- Sound ---------------------------------------------------------------------
+
+/**
+ * Short tones made with Web Audio (no files to load): a soft tick per stone sown, thinned
+ * out when stones come faster than one per 45 ms; a low double knock for a capture; a
+ * rising figure at the end of a game. Browsers allow sound only after a gesture, so the
+ * context is made at the first click or key; the mute choice is kept across visits.
+ */
+const sound = {
+  ctx: null,
+  on: localStorage.getItem('matombo-sound') !== 'off',
+  last: 0,
+  wake() {
+    if (this.ctx || !this.on) return;
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (Ctx) this.ctx = new Ctx();
+  },
+  tone(freq, at, length, gain, type = 'sine') {
+    const c = this.ctx;
+    const o = c.createOscillator();
+    const g = c.createGain();
+    o.type = type;
+    o.frequency.value = freq;
+    g.gain.setValueAtTime(gain, c.currentTime + at);
+    g.gain.exponentialRampToValueAtTime(0.0001, c.currentTime + at + length);
+    o.connect(g).connect(c.destination);
+    o.start(c.currentTime + at);
+    o.stop(c.currentTime + at + length + 0.02);
+  },
+  play(kind, ms = 100) {
+    if (!this.on || !this.ctx) return;
+    const now = performance.now();
+    if (kind === 'stone') {
+      if (now - this.last < 45) return;
+      this.last = now;
+      this.tone(700 + Math.random() * 250, 0, Math.min(0.08, ms / 1000), 0.05, 'triangle');
+    } else if (kind === 'capture') {
+      this.tone(180, 0, 0.18, 0.16);
+      this.tone(140, 0.09, 0.22, 0.14);
+    } else if (kind === 'end') {
+      [523, 659, 784].forEach((f, i) => this.tone(f, i * 0.14, 0.3, 0.1));
+    }
+  },
+  /** `gesture`: a click on the toggle, which may start the sound. */
+  setOn(on, gesture = false) {
+    this.on = on;
+    localStorage.setItem('matombo-sound', on ? 'on' : 'off');
+    if (on && gesture) this.wake();
+    const b = $('btn-sound');
+    b.setAttribute('aria-pressed', String(on));
+    b.textContent = words.sound;
+  },
+};
+
+function soundButton() {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.id = 'btn-sound';
+  b.addEventListener('click', () => sound.setOn(!sound.on, true));
+  $('btn-replay').after(b);
+  sound.setOn(sound.on);
+}
+soundButton();
+for (const ev of ['pointerdown', 'keydown']) document.addEventListener(ev, () => sound.wake(), { capture: true });
+
 // ---- Wiring --------------------------------------------------------------------
 
 $('btn-continue').addEventListener('click', () => decide('continue'));
 $('btn-stop').addEventListener('click', () => decide('stop'));
-$('btn-done').addEventListener('click', () => decide('done'));
+$('btn-done').addEventListener('click', finishPicks);
 $('btn-undo').addEventListener('click', undo);
 $('btn-redo').addEventListener('click', redoMove);
 $('btn-new').addEventListener('click', () => newGame(root.dataset.start));
@@ -718,6 +1004,13 @@ $('btn-download').addEventListener('click', download);
 $('btn-copy').addEventListener('click', copyPosition);
 $('btn-editor').addEventListener('click', openEditor);
 $('btn-skip').addEventListener('click', () => board && board.skip());
+$('btn-replay').addEventListener('click', replayLast);
+// A phone turned over: the board is drawn again in the orientation that fits.
+window.addEventListener('resize', () => {
+  if (state && !busy && board && !board.animating && boardKey.split('|')[2] !== String(portraitWanted(state.ruleset.n))) {
+    render();
+  }
+});
 $('record-file').addEventListener('change', (e) => {
   if (e.target.files[0]) loadRecord(e.target.files[0]);
   e.target.value = '';

@@ -1,7 +1,7 @@
 // The online game page: plays or watches one room over WebSocket. The server is the
 // authority: this page only shows the state it sends, offers the legal decisions the
 // server lists (POST /api/online/decisions) and animates turns as they arrive.
-import { Board } from '/static/js/board.js';
+import { Board, bonusTargets, rowsAfterPicks, sortPicks } from '/static/js/board.js';
 
 const id = location.pathname.split('/').pop();
 const key = `matombo-online-${id}`;
@@ -36,11 +36,13 @@ function rulesetInfo(name) {
   const parts = rest.split(',');
   const n = Number(parts[0]) || (game === 'tsoro' ? 21 : 8);
   let heads = game === 'tsoro' ? 2 : 0;
+  let bonus = game === 'tsoro' ? 2 : 0;
   for (const p of parts.slice(1)) if (p.startsWith('heads=')) heads = Number(p.slice(6));
+  for (const p of parts.slice(1)) if (p.startsWith('bonus=')) bonus = Number(p.slice(6));
   const h = [];
   if (heads >= 2) h.push(`B${n - 1}`, `b${n - 1}`);
   if (heads >= 1) h.push(`B${n}`, `b${n}`);
-  return { n, heads: h };
+  return { game, n, heads: h, bonus };
 }
 
 function fmtClock(ms) {
@@ -87,7 +89,7 @@ function ensureBoard() {
   if (board) return;
   const info = rulesetInfo(state.ruleset);
   board = new Board($('board'), { n: info.n, heads: info.heads, labels: info.n <= 12, interactive: true });
-  board.onClick = (label) => choose(building && building.byHole[label]);
+  board.onClick = (label) => (building && building.picks ? pick(label) : choose(building && building.byHole[label]));
   const speed = localStorage.getItem('matombo-speed');
   if (speed !== null) board.setSpeed(Number(speed));
   $('title').textContent = `Online game: ${state.ruleset}`;
@@ -119,6 +121,13 @@ async function offer() {
   const fresh = v.events.slice(building.events);
   building.events = v.events.length;
   if (fresh.length) await board.animate(fresh, cap(you));
+  if (!v.complete && building.closeBonus) {
+    // Fewer Tsoro picks than allowed: the bonus is closed with "done".
+    building.closeBonus = false;
+    building.list.push('done');
+    return offer();
+  }
+  if (v.decisions.some((d) => d.startsWith('take '))) return offerPicks(v);
   if (v.complete) {
     const ply = state.ply;
     building = null;
@@ -148,6 +157,63 @@ async function offer() {
     undo.addEventListener('click', () => { building = null; board.setRows(rowsOf(state.position)); offer(); });
     $('choices').appendChild(undo);
   }
+}
+
+/**
+ * The bonus: holes are picked in any order here and sent in canonical order once the bonus
+ * is complete (RULES.md §6.4). Tsoro allows `bonus` whole holes; Nsolo as many stones as the
+ * capture took.
+ */
+function offerPicks(v) {
+  if (!building.picks) {
+    const info = rulesetInfo(state.ruleset);
+    const capture = v.events.find((e) => e.type === 'capture');
+    building.picks = [];
+    building.game = info.game;
+    building.rows = board.counts();
+    building.left = info.game === 'tsoro' ? info.bonus : capture ? capture.stones : 0;
+  }
+  const b = building;
+  const targets = bonusTargets({ game: b.game, rows: b.rows, mover: cap(you), left: b.left, picks: b.picks });
+  if (!targets.length) return finishPicks();
+  board.setRows(rowsAfterPicks(b.rows, b.picks, b.game));
+  board.setClickable(targets, 'take');
+  board.setMarks({ picked: b.picks });
+  $('choices').replaceChildren();
+  const note = document.createElement('span');
+  const left = b.left - b.picks.length;
+  note.textContent = b.game === 'tsoro' ? `Take up to ${left} hole${left === 1 ? '' : 's'}.` : `Take ${left} more stone${left === 1 ? '' : 's'}.`;
+  $('choices').appendChild(note);
+  if (b.game === 'tsoro') {
+    const done = document.createElement('button');
+    done.type = 'button';
+    done.textContent = 'Done taking';
+    done.addEventListener('click', () => finishPicks());
+    $('choices').appendChild(done);
+  }
+  const undo = document.createElement('button');
+  undo.type = 'button';
+  undo.textContent = 'Start the turn again';
+  undo.addEventListener('click', () => { building = null; board.setRows(rowsOf(state.position)); board.setMarks({}); offer(); });
+  $('choices').appendChild(undo);
+  mark(true);
+}
+
+function pick(label) {
+  if (!building || !building.picks || board.animating) return;
+  building.picks.push(label);
+  offerPicks(null);
+}
+
+function finishPicks() {
+  const b = building;
+  if (!b || !b.picks) return;
+  b.list.push(...sortPicks(b.picks, cap(you), b.rows.B.length).map((h) => `take ${h}`));
+  b.closeBonus = b.game === 'tsoro';
+  b.picks = null;
+  board.setRows(b.rows);
+  board.setMarks({});
+  offer().catch((e) => setError(e.message));
 }
 
 function choose(d) {

@@ -1,0 +1,681 @@
+// The board as a new user meets it, in headless Chromium at phone (390x844) and desktop
+// (1280x800) sizes: bonus picks in any order (board page and online), the clickable move
+// list, the hint and head marks, the catalogue's card layout, who is who beside the board,
+// the themes' contrast. Screenshots of each case go to e2e/out/board-*.png.
+// Usage: node board.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const base = (process.argv[2] || 'http://127.0.0.1:8080/').replace(/\/$/, '');
+const out = join(dirname(fileURLToPath(import.meta.url)), 'out');
+mkdirSync(out, { recursive: true });
+const only = process.env.BOARD_ONLY || '';
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+async function api(path, body) {
+  const r = await fetch(base + path, {
+    method: body ? 'POST' : 'GET',
+    headers: { 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const v = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(v)}`);
+  return v;
+}
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const SIZES = [
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+];
+
+/** A page with fast animations, in a fresh context. */
+async function open(browser, path, { viewport = DESKTOP, speed = '4', lang = 'en', scheme = 'light' } = {}) {
+  const phone = viewport.width < 500;
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: phone ? 2 : 1,
+    isMobile: phone,
+    hasTouch: phone,
+    locale: lang,
+    colorScheme: scheme,
+  });
+  await context.addInitScript((s) => localStorage.setItem('matombo-speed', s), speed);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.errors = errors;
+  if (path) await page.goto(base + path);
+  return page;
+}
+
+async function idle(page) {
+  await page.waitForFunction(() => {
+    const p = document.getElementById('play');
+    return p && p.dataset.phase && p.dataset.busy === 'false';
+  });
+}
+
+const phase = (page) => page.$eval('#play', (p) => p.dataset.phase);
+const moveCount = async (page) => Number(await page.$eval('#play', (p) => p.dataset.moves));
+const moveList = (page) => page.$$eval('#moves .move:not(.future):not(.partial)', (ms) => ms.map((m) => m.textContent));
+const takeable = (page) => page.$$eval('#board g.hole.takeable', (gs) => gs.map((g) => g.dataset.hole));
+
+/** Canonical order of the opponent's holes for a bonus (RULES.md §6.3). */
+function bonusOrder(mover, n) {
+  const [outer, inner] = mover === 'North' ? ['B', 'A'] : ['b', 'a'];
+  const out = [];
+  for (const row of [outer, inner]) for (let k = 1; k <= n; k++) out.push(`${row}${k}`);
+  return out;
+}
+
+async function tap(page, hole) {
+  await page.locator(`#board g.hole[data-hole=${hole}]`).click();
+}
+
+// ---- Item 1: portrait boards on phones -------------------------------------------------
+
+/** Every hole's box on screen. */
+const holeBoxes = (page) =>
+  page.$$eval('#board g.hole', (gs) =>
+    gs.map((g) => {
+      const r = g.querySelector('.pit').getBoundingClientRect();
+      return { hole: g.dataset.hole, left: r.left, right: r.right, width: r.width, top: r.top };
+    }),
+  );
+
+for (const ruleset of ['tsoro:21', 'nsolo:36', 'tsoro:6']) {
+  test(`portrait on a phone for ${ruleset}: holes inside the screen and at least 40 px; landscape on a desktop`, async (browser) => {
+    const phone = await open(browser, `/play?ruleset=${ruleset}&mode=two`, { viewport: PHONE });
+    await idle(phone);
+    const n = Number(ruleset.split(':')[1]);
+    const want = n > 6 ? 'portrait' : 'landscape';
+    assert((await phone.$eval('#board svg', (s) => s.dataset.orientation)) === want, `${want} on the phone`);
+    const boxes = await holeBoxes(phone);
+    for (const b of boxes) {
+      assert(b.left >= 0 && b.right <= PHONE.width, `${b.hole} inside the screen (${b.left}..${b.right})`);
+      assert(b.width >= 40, `${b.hole} ${b.width.toFixed(1)} px`);
+    }
+    const scrollX = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert(scrollX <= 0, `the page does not scroll sideways (${scrollX})`);
+    if (want === 'portrait') {
+      // Columns b a A B left to right; South's holes from 1 at the bottom up to N.
+      const at = Object.fromEntries(boxes.map((b) => [b.hole, b]));
+      assert(at.b1.left < at.a1.left && at.a1.left < at.A1.left && at.A1.left < at.B1.left, 'columns b a A B');
+      assert(at.B1.top > at[`B${n}`].top, 'B1 below BN');
+    }
+    await phone.screenshot({ path: join(out, `board-portrait-${ruleset.replace(':', '-')}-phone.png`), fullPage: true });
+    assert(!phone.errors.length, phone.errors.join('\n'));
+    await phone.context().close();
+    const desk = await open(browser, `/play?ruleset=${ruleset}&mode=two`, { viewport: DESKTOP });
+    await idle(desk);
+    assert((await desk.$eval('#board svg', (s) => s.dataset.orientation)) === 'landscape', 'landscape on the desktop');
+    await desk.screenshot({ path: join(out, `board-landscape-${ruleset.replace(':', '-')}-desktop.png`) });
+    await desk.context().close();
+  });
+}
+
+test('portrait tsoro:21 on a phone: a game by tapping through a head choice and a capture with bonus picks', async (browser) => {
+  // The first start whose lap ends on an occupied head, found with the engine.
+  const start = await api('/api/game', { start: 'tsoro:21' });
+  let head = null;
+  for (const d of start.legal) {
+    const st = await api('/api/game', { start: 'tsoro:21', moves: [], pending: [], apply: [d] });
+    if (st.phase === 'head') {
+      head = d.split(' ')[1];
+      break;
+    }
+  }
+  assert(head, 'a start that reaches a head');
+  const page = await open(browser, '/play?ruleset=tsoro:21&mode=two', { viewport: PHONE });
+  await idle(page);
+  await page.locator(`#board g.hole[data-hole=${head}]`).tap();
+  await idle(page);
+  assert((await phase(page)) === 'head', 'the head choice');
+  await page.screenshot({ path: join(out, 'board-portrait-head-choice.png') });
+  await page.locator('#btn-stop').tap();
+  await idle(page);
+  assert((await moveCount(page)) === 1, 'one turn');
+  // The capture: the position editor's start with a capture for South.
+  await page.goto(`${base}/play?position=${encodeURIComponent(TSORO21)}&mode=two`);
+  await idle(page);
+  assert((await page.$eval('#board svg', (s) => s.dataset.orientation)) === 'portrait', 'portrait');
+  await page.locator('#board g.hole[data-hole=B20]').tap();
+  await idle(page);
+  await page.locator('#board g.hole[data-hole=b21]').tap();
+  await page.screenshot({ path: join(out, 'board-portrait-bonus.png') });
+  await page.locator('#board g.hole[data-hole=b3]').tap();
+  await idle(page);
+  assert(JSON.stringify(await moveList(page)) === '["B20xb3xb21"]', `token ${await moveList(page)}`);
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('portrait keyboard: the arrows follow the turned board', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:21&mode=two', { viewport: PHONE });
+  await idle(page);
+  await page.locator('#board g.hole[data-hole=B1]').focus();
+  await page.keyboard.press('ArrowUp');
+  const up = await page.evaluate(() => document.activeElement.getAttribute('data-hole'));
+  assert(up === 'B2', `ArrowUp from B1 goes to ${up}`);
+  await page.keyboard.press('ArrowDown');
+  assert((await page.evaluate(() => document.activeElement.getAttribute('data-hole'))) === 'B1', 'ArrowDown back');
+  await page.context().close();
+});
+
+for (const [device, viewport] of SIZES) {
+  test(`playing North against the computer: North's rows and name nearest the player (${device})`, async (browser) => {
+    const page = await open(browser, '/play?ruleset=tsoro:8&side=N&level=beginner', { viewport });
+    await page.waitForFunction(() => document.getElementById('play').dataset.moves === '1');
+    await idle(page);
+    const at = Object.fromEntries((await holeBoxes(page)).map((b) => [b.hole, b]));
+    if (device === 'phone') {
+      assert((await page.$eval('#board svg', (s) => s.dataset.orientation)) === 'portrait', 'portrait');
+      assert(at.b1.left > at.B1.left, "North's outer row on the right, where South's is for South");
+      assert(at.b1.top > at.b8.top, 'b1 at the bottom');
+    } else {
+      assert(at.b1.top > at.B1.top, "North's rows below");
+      assert(at.b1.left < at.b8.left, 'b1 at the left, as North sees his rows');
+    }
+    const board = await page.$eval('#board svg', (s) => s.getBoundingClientRect().bottom);
+    const north = await page.$eval('#side-north', (s) => s.getBoundingClientRect().top);
+    assert(north > board, "North's bar (You) below the board");
+    assert((await page.$eval('#side-north', (s) => s.dataset.name)) === 'You', 'North is You');
+    const legal = await page.$$eval('#board g.hole.legal', (gs) => gs.map((g) => g.dataset.hole));
+    assert(legal.length && legal.every((h) => /^[ab]/.test(h)), `North's holes to click: ${legal}`);
+    await page.locator(`#board g.hole[data-hole=${legal[0]}]`).click();
+    await idle(page);
+    await page.screenshot({ path: join(out, `board-north-nearest-${device}.png`), fullPage: device === 'phone' });
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  });
+}
+
+// ---- Item 3: sound ---------------------------------------------------------------------
+
+test('sound: none before a gesture, tones per stone and capture after, mute remembered', async (browser) => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  // Count the tones the page starts, with the real Web Audio underneath.
+  await context.addInitScript(() => {
+    localStorage.setItem('matombo-speed', '1');
+    window.__tones = 0;
+    window.__contexts = 0;
+    const Real = window.AudioContext;
+    window.AudioContext = class extends Real {
+      constructor(...a) {
+        super(...a);
+        window.__contexts++;
+      }
+      createOscillator() {
+        const o = super.createOscillator();
+        const start = o.start.bind(o);
+        o.start = (...a) => {
+          window.__tones++;
+          return start(...a);
+        };
+        return o;
+      }
+    };
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}/play?position=${encodeURIComponent(TSORO21)}&mode=two`);
+  await idle(page);
+  assert((await page.evaluate(() => window.__contexts)) === 0, 'no audio before a gesture');
+  assert((await page.getAttribute('#btn-sound', 'aria-pressed')) === 'true', 'sound on by default');
+  await tap(page, 'B20');
+  await idle(page);
+  const tones = await page.evaluate(() => window.__tones);
+  assert((await page.evaluate(() => window.__contexts)) === 1, 'audio after the first click');
+  assert(tones >= 3, `a tone per stone and a capture (${tones})`);
+  await page.click('#btn-sound');
+  assert((await page.getAttribute('#btn-sound', 'aria-pressed')) === 'false', 'muted');
+  await tap(page, 'b21');
+  await tap(page, 'b5');
+  await idle(page);
+  assert((await page.evaluate(() => window.__tones)) === tones, 'no tone when muted');
+  await page.reload();
+  await idle(page);
+  assert((await page.getAttribute('#btn-sound', 'aria-pressed')) === 'false', 'the mute is remembered');
+  assert(!errors.length, errors.join('\n'));
+  await context.close();
+});
+
+// ---- Item 6: bugs -------------------------------------------------------------------
+
+// South's B20 sows into B21 and the empty A21, which faces a1 (3 stones): a1 and b1 are
+// captured, and up to two more of North's holes may be taken, the heads b20 and b21 among them.
+const TSORO21 = 'tsoro:21 2*19,0,2/0*20,3/0*21/0*19,2,0 S';
+
+for (const [device, viewport] of SIZES) {
+  test(`Tsoro 4x21 bonus: the head b21 first, then b5, recorded B20xb5xb21 (${device})`, async (browser) => {
+    const page = await open(browser, `/play?position=${encodeURIComponent(TSORO21)}&mode=two`, { viewport });
+    await idle(page);
+    assert((await page.$eval('#position-text', (e) => e.textContent)) === TSORO21, 'the position from the address');
+    await tap(page, 'B20');
+    await idle(page);
+    assert((await phase(page)) === 'bonus', 'bonus after the capture');
+    assert((await page.textContent('#prompt')).includes('Take up to 2 holes'), await page.textContent('#prompt'));
+    await tap(page, 'b21');
+    await idle(page);
+    assert((await phase(page)) === 'bonus', 'the head first does not end the turn');
+    assert((await page.textContent('#prompt')).includes('Take up to 1 hole'), await page.textContent('#prompt'));
+    const offered = await takeable(page);
+    assert(offered.includes('b5') && offered.includes('b3') && !offered.includes('b21'), `offered ${offered}`);
+    assert((await page.getAttribute('#board g.hole[data-hole=b21]', 'class')).includes('picked'), 'b21 marked picked');
+    assert((await page.getAttribute('#board g.hole[data-hole=b21]', 'data-count')) === '0', 'b21 shown taken');
+    await page.screenshot({ path: join(out, `board-bonus-any-order-${device}.png`) });
+    await tap(page, 'b5');
+    await idle(page);
+    assert(JSON.stringify(await moveList(page)) === '["B20xb5xb21"]', `token ${await moveList(page)}`);
+    const engine = await api('/api/game', { start: TSORO21, moves: ['B20xb5xb21'] });
+    assert((await page.$eval('#position-text', (e) => e.textContent)) === engine.position, 'the engine position');
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  });
+}
+
+test('Tsoro bonus: one pick then Done, and Undo takes a pick back', async (browser) => {
+  const page = await open(browser, `/play?position=${encodeURIComponent(TSORO21)}&mode=two`);
+  await idle(page);
+  await tap(page, 'B20');
+  await idle(page);
+  await tap(page, 'b21');
+  await page.click('#btn-undo');
+  await idle(page);
+  assert((await phase(page)) === 'bonus' && (await takeable(page)).includes('b21'), 'the pick taken back');
+  await tap(page, 'b20');
+  await page.click('#btn-done');
+  await idle(page);
+  assert(JSON.stringify(await moveList(page)) === '["B20xb20"]', `token ${await moveList(page)}`);
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('Nsolo bonus: the last hole in canonical order first, then the first, recorded in order', async (browser) => {
+  const page = await open(browser, '/play?ruleset=nsolo:8&mode=two');
+  await idle(page);
+  await tap(page, 'B1');
+  await idle(page);
+  assert((await page.textContent('#prompt')).includes('Take 2 more stones'), await page.textContent('#prompt'));
+  const order = bonusOrder('South', 8);
+  const offered = (await takeable(page)).sort((x, y) => order.indexOf(x) - order.indexOf(y));
+  const [first, last] = [offered[0], offered[offered.length - 1]];
+  await tap(page, last);
+  await idle(page);
+  assert((await page.textContent('#prompt')).includes('Take 1 more stone'), await page.textContent('#prompt'));
+  assert((await takeable(page)).includes(first), `${first} still offered after ${last}`);
+  await tap(page, first);
+  await idle(page);
+  const [token] = await moveList(page);
+  assert(token === `B1x${first}x${last}`, `token ${token}`);
+  await api('/api/game', { start: 'nsolo:8', moves: [token] });
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('online: bonus picks in any order, the canonical token sent', async (browser) => {
+  const alice = await open(browser, '/online/');
+  alice.on('dialog', (d) => d.accept('Alice'));
+  await alice.fill('input[name=ruleset]', 'nsolo:8');
+  await alice.selectOption('select[name=side]', 'south');
+  await alice.fill('input[name=name]', 'Alice');
+  await alice.click('button[type=submit]');
+  await alice.waitForURL(/\/online\/game\/\w+#seat=/);
+  const invite = await alice.inputValue('#invite-link');
+  const bob = await open(browser, null);
+  bob.on('dialog', (d) => d.accept('Bob'));
+  await bob.goto(invite);
+  await bob.waitForURL(/#seat=/);
+  await alice.waitForFunction(() => document.getElementById('status').dataset.offer === 'yes');
+  await tap(alice, 'B1');
+  await alice.waitForSelector('#board g.hole.takeable');
+  await alice.waitForFunction(() => !document.querySelector('#board svg.animating'));
+  const order = bonusOrder('South', 8);
+  const offered = (await takeable(alice)).sort((x, y) => order.indexOf(x) - order.indexOf(y));
+  const [first, last] = [offered[0], offered[offered.length - 1]];
+  await tap(alice, last);
+  assert((await takeable(alice)).includes(first), `${first} still offered after ${last}`);
+  await alice.screenshot({ path: join(out, 'board-online-bonus.png') });
+  await tap(alice, first);
+  await bob.waitForFunction(() => Number(document.getElementById('status').dataset.ply) === 1);
+  const id = new URL(alice.url()).pathname.split('/').pop();
+  const record = await (await fetch(`${base}/api/online/rooms/${id}/record`)).text();
+  assert(record.includes(`1. B1x${first}x${last}`), `record: ${record}`);
+  // The online pages ask for resources of their own (e.g. an icon) the server may lack: only
+  // script errors count here.
+  for (const p of [alice, bob]) {
+    const scriptErrors = p.errors.filter((e) => !e.startsWith('Failed to load resource'));
+    assert(!scriptErrors.length, scriptErrors.join('\n'));
+  }
+  await alice.context().close();
+  await bob.context().close();
+});
+
+test('the move list is clickable: any turn, back and forward', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
+  await idle(page);
+  for (let t = 0; t < 3; t++) {
+    await page.locator('#board g.hole.legal').first().click();
+    await idle(page);
+    while ((await phase(page)) !== 'start') {
+      if ((await phase(page)) === 'head') await page.click('#btn-stop');
+      else await page.click('#btn-done');
+      await idle(page);
+    }
+  }
+  const all = await moveList(page);
+  assert(all.length === 3, `three turns ${all}`);
+  const third = await page.$eval('#position-text', (e) => e.textContent);
+  await page.click('#moves button.move[data-ply="1"]');
+  await idle(page);
+  assert((await moveCount(page)) === 1, 'the game after turn 1');
+  const engine = await api('/api/game', { start: 'tsoro:8', moves: all.slice(0, 1) });
+  assert((await page.$eval('#position-text', (e) => e.textContent)) === engine.position, 'position after turn 1');
+  assert((await page.locator('#moves button.move.future').count()) === 2, 'later turns shown to step forward');
+  await page.screenshot({ path: join(out, 'board-move-list.png') });
+  await page.click('#moves button.move[data-ply="3"]');
+  await idle(page);
+  assert((await moveCount(page)) === 3, 'forward to turn 3');
+  assert((await page.$eval('#position-text', (e) => e.textContent)) === third, 'position after turn 3');
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+/** Parses `rgb(r, g, b)` / `rgba(...)`. */
+function rgb(css) {
+  const m = css.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/);
+  if (!m) throw new Error(`not a colour: ${css}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+test('the head prompt names a hole the board labels; the hint ring is not a head ring', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
+  await idle(page);
+  await tap(page, 'B2');
+  await idle(page);
+  assert((await phase(page)) === 'head', 'lap ended on the head');
+  const prompt = await page.textContent('#prompt');
+  const named = prompt.match(/\b[AaBb]\d+\b/)[0];
+  const tag = await page.$eval(`#board g.hole[data-hole=${named}] .hole-tag`, (t) => ({
+    display: getComputedStyle(t).display,
+    text: t.textContent,
+  }));
+  assert(tag.display !== 'none' && tag.text === named, `the board labels ${named}: ${JSON.stringify(tag)}`);
+  await page.screenshot({ path: join(out, 'board-head-prompt.png') });
+  await page.click('#btn-stop');
+  await idle(page);
+  await page.click('#btn-hint');
+  await page.waitForSelector('#board g.hole.hint');
+  const head = rgb(await page.$eval('#board g.hole.head .pit', (c) => getComputedStyle(c).stroke));
+  const hint = rgb(await page.$eval('#board g.hole.hint .ring', (c) => getComputedStyle(c).stroke));
+  const distance = Math.hypot(head[0] - hint[0], head[1] - hint[1], head[2] - hint[2]);
+  assert(distance > 150, `hint ${hint} too close to head ${head} (${distance.toFixed(0)})`);
+  await page.screenshot({ path: join(out, 'board-hint.png') });
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+// ---- Item 2: who is who ---------------------------------------------------------------
+
+/** Name, total and to-move marker of both side bars. */
+const sides = (page) =>
+  page.$$eval('.side-bar', (bs) =>
+    Object.fromEntries(
+      bs.map((b) => [b.dataset.side, { name: b.dataset.name, total: Number(b.dataset.total), toMove: b.classList.contains('to-move'), text: b.textContent }]),
+    ),
+  );
+
+/** Checks the side bars against the engine's position after the page's moves. */
+async function checkSides(page, start, names) {
+  const moves = await page.$$eval('#moves .move:not(.future):not(.partial)', (ms) => ms.map((m) => m.textContent));
+  const engine = await api('/api/game', { start, moves });
+  const got = await sides(page);
+  const sum = (rows) => rows.flat().reduce((a, b) => a + b, 0);
+  const want = { South: sum([engine.rows.A, engine.rows.B]), North: sum([engine.rows.a, engine.rows.b]) };
+  for (const side of ['South', 'North']) {
+    const where = `${side} after ${moves.length} turns`;
+    assert(got[side].total === want[side], `${where}: total ${got[side].total}, engine ${want[side]}`);
+    assert(got[side].text.includes(`${want[side]} stone`), `${where}: the total shown (${got[side].text})`);
+    assert(got[side].name === names[side], `${where}: name ${got[side].name}`);
+    assert(got[side].toMove === (!engine.outcome && engine.to_move === side), `${where}: to-move marker`);
+  }
+  return moves.length;
+}
+
+for (const [device, viewport] of SIZES) {
+  test(`who is who against the computer: names, totals, to-move marker, last turn marked, replay (${device})`, async (browser) => {
+    const page = await open(browser, '/play?ruleset=tsoro:8&level=beginner', { viewport });
+    await idle(page);
+    const names = { South: 'You', North: 'Computer (Beginner)' };
+    await checkSides(page, 'tsoro:8', names);
+    for (let turn = 0; turn < 4 && (await phase(page)) !== 'over'; turn++) {
+      const before = await moveCount(page);
+      await page.locator('#board g.hole.legal').first().click();
+      await idle(page);
+      while ((await phase(page)) === 'head' || (await phase(page)) === 'bonus') {
+        if ((await phase(page)) === 'head') await page.click('#btn-stop');
+        else await page.click('#btn-done');
+        await idle(page);
+      }
+      // The person's turn, then the computer's.
+      await page.waitForFunction((n) => Number(document.getElementById('play').dataset.moves) >= n + 2 || document.getElementById('play').dataset.phase === 'over', before);
+      await idle(page);
+      await checkSides(page, 'tsoro:8', names);
+      const last = await page.$$eval('#board g.hole.last', (gs) => gs.map((g) => g.dataset.hole));
+      assert(last.length === 1 && /^[ab]/.test(last[0]), `the computer's start hole marked: ${last}`);
+      await page.waitForSelector('#board g.hole.path');
+    }
+    await page.screenshot({ path: join(out, `board-who-is-who-${device}.png`) });
+    // Replay the last turn: the board animates from the position before it and ends as it was.
+    const counts = await page.$$eval('#board g.hole', (gs) => gs.map((g) => g.dataset.count).join(','));
+    await page.evaluate(() => localStorage.setItem('matombo-speed', '0'));
+    await page.$eval('#speed', (s) => { s.value = '1'; s.dispatchEvent(new Event('input')); });
+    await page.click('#btn-replay');
+    await page.waitForSelector('#board svg.animating');
+    await idle(page);
+    const again = await page.$$eval('#board g.hole', (gs) => gs.map((g) => g.dataset.count).join(','));
+    assert(again === counts, 'the replay ends on the position shown before');
+    assert(!page.errors.length, page.errors.join('\n'));
+    await page.context().close();
+  });
+}
+
+test('who is who with two players: South and North, totals after each turn', async (browser) => {
+  const page = await open(browser, '/play?ruleset=nsolo:8&mode=two');
+  await idle(page);
+  for (let turn = 0; turn < 4; turn++) {
+    await page.locator('#board g.hole.legal, #board g.hole.takeable').first().click();
+    await idle(page);
+    while ((await phase(page)) === 'bonus') {
+      await page.locator('#board g.hole.takeable').first().click();
+      await idle(page);
+    }
+    await checkSides(page, 'nsolo:8', { South: 'South', North: 'North' });
+  }
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+// ---- Item 4: the catalogue's cards ---------------------------------------------------
+
+/** Whether two rectangles overlap by more than a pixel each way. */
+const overlaps = (a, b) =>
+  a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+
+test("catalogue: no card's picture overlaps its text, at 390, 768 and 1280 px, in all four languages", async (browser) => {
+  for (const width of [390, 768, 1280]) {
+    for (const lang of ['en', 'fi', 'da', 'bn']) {
+      const page = await open(browser, `/?lang=${lang}`, { viewport: { width, height: width < 500 ? 844 : 800 }, lang });
+      await page.waitForFunction(() => document.querySelectorAll('article.card .card-art svg').length === 2);
+      const cards = await page.$$eval('article.card', (cs) =>
+        cs.map((c) => {
+          const box = (e) => {
+            const r = e.getBoundingClientRect();
+            return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+          };
+          const art = c.querySelector('.card-art svg');
+          return {
+            id: c.id,
+            card: box(c),
+            art: box(art),
+            text: [...c.children].filter((e) => !e.classList.contains('card-art')).map((e) => ({ tag: e.tagName, box: box(e) })),
+          };
+        }),
+      );
+      for (const { id, card, art, text } of cards) {
+        const where = `${id} at ${width} px (${lang})`;
+        assert(art.bottom - art.top > 40, `${where}: the picture is drawn (${JSON.stringify(art)})`);
+        assert(art.left >= card.left - 1 && art.right <= card.right + 1, `${where}: the picture inside the card`);
+        for (const t of text) assert(!overlaps(art, t.box), `${where}: the picture overlaps the ${t.tag}`);
+      }
+      if (lang === 'en' || lang === 'bn') await page.screenshot({ path: join(out, `board-catalogue-${width}-${lang}.png`), fullPage: true });
+      assert(!page.errors.length, page.errors.join('\n'));
+      await page.context().close();
+    }
+  }
+});
+
+// ---- Item 5: light and dark themes, WCAG AA contrast ----------------------------------
+
+/**
+ * In the page: every visible piece of text with its contrast ratio against what is behind
+ * it (WCAG 2 relative luminance). HTML text is measured against the nearest ancestor's
+ * background; board text (counts, labels) against its dark outline, which every board text
+ * must have (it sits on wood and pit gradients).
+ */
+function measureContrast() {
+  const parse = (css) => {
+    const m = css.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?/);
+    return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])] : null;
+  };
+  const lum = ([r, g, b]) => {
+    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3]));
+  const background = (e) => {
+    for (let n = e; n; n = n.parentElement) {
+      const c = parse(getComputedStyle(n).backgroundColor);
+      if (c && c[3] > 0.5) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const opacity = (e) => {
+    let o = 1;
+    for (let n = e; n; n = n.parentElement) o *= Number(getComputedStyle(n).opacity);
+    return o;
+  };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const e = t.parentElement;
+    if (!t.textContent.trim() || !e) continue;
+    if (e.closest('[hidden], dialog:not([open]), .sr-only, :disabled, script, style, title, option')) continue;
+    const cs = getComputedStyle(e);
+    if (cs.visibility === 'hidden' || cs.display === 'none' || !e.getClientRects().length) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const size = parseFloat(cs.fontSize);
+    const bold = Number(cs.fontWeight) >= 700;
+    const large = size >= 24 || (bold && size >= 18.66);
+    let fg;
+    let bg;
+    if (e instanceof SVGElement) {
+      const stroke = parse(cs.stroke);
+      if (!stroke || parseFloat(cs.strokeWidth) < 2) {
+        out.push({ text: t.textContent.trim().slice(0, 30), where: e.getAttribute('class'), ratio: 0, need: 4.5, why: 'board text without an outline' });
+        continue;
+      }
+      fg = parse(cs.fill);
+      bg = stroke;
+    } else {
+      fg = parse(cs.color);
+      bg = background(e);
+    }
+    fg = [...fg.slice(0, 3), fg[3] * opacity(e)];
+    out.push({
+      text: t.textContent.trim().slice(0, 30),
+      where: `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''}`,
+      ratio: Math.round(ratio(over(fg, bg), bg) * 100) / 100,
+      need: large ? 3 : 4.5,
+    });
+  }
+  return out;
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`${scheme} theme: text and stone counts meet WCAG AA contrast`, async (browser) => {
+    const failures = [];
+    let measured = 0;
+    for (const path of ['/', '/rules/tsoro', '/play?ruleset=tsoro:8&mode=two', '/play?ruleset=nsolo:8&level=beginner']) {
+      const page = await open(browser, path, { scheme });
+      if (path.startsWith('/play')) {
+        await idle(page);
+        await page.check('#labels');
+        if (path.includes('nsolo')) {
+          // A game over (the banner) and a hint are part of what must be legible.
+          await page.click('#btn-hint');
+          await page.waitForSelector('#board g.hole.hint');
+        } else {
+          await tap(page, 'B2');
+          await idle(page);
+        }
+      } else {
+        await page.waitForTimeout(500);
+      }
+      const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      assert(scheme === 'dark' ? bg === 'rgb(28, 23, 18)' : bg === 'rgb(247, 241, 230)', `${scheme} page background ${bg}`);
+      const all = await page.evaluate(measureContrast);
+      measured += all.length;
+      for (const m of all) if (m.ratio < m.need) failures.push(`${path}: "${m.text}" (${m.where}) ${m.ratio} < ${m.need}${m.why ? ` ${m.why}` : ''}`);
+      assert(all.some((m) => m.where && m.where.includes('.count')) || !path.startsWith('/play'), 'stone counts measured');
+      await page.screenshot({ path: join(out, `board-theme-${scheme}-${path.replace(/[^a-z0-9]+/g, '-')}.png`), fullPage: true });
+      assert(!page.errors.length, page.errors.join('\n'));
+      await page.context().close();
+    }
+    assert(measured > 100, `measured ${measured} texts`);
+    if (failures.length) console.log([...new Set(failures)].map((f) => `     ${f}`).join('\n'));
+    assert(!failures.length, `${failures.length} below AA:\n${[...new Set(failures)].slice(0, 25).join('\n')}`);
+  });
+}
+
+// ---- Runner ---------------------------------------------------------------------------
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+let passed = 0;
+let failed = 0;
+for (const t of tests) {
+  if (only && !t.name.includes(only)) continue;
+  const started = Date.now();
+  try {
+    await t.fn(browser);
+    passed++;
+    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
+  }
+}
+await browser.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
