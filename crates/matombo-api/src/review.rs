@@ -431,13 +431,13 @@ mod tests {
     fn bad_scores_are_refused() {
         let s = score_at(&[], 0);
         let too_many = request(&[], vec![Some(s.clone()), None]);
-        assert_eq!(review(&too_many).unwrap_err().kind, crate::ErrorKind::Malformed);
+        assert_eq!(review(&too_many).unwrap_err().code, crate::ErrorCode::InvalidField);
         let illegal = PositionScoreJson { best: "A1".into(), ..s.clone() };
         let e = review(&request(&[], vec![Some(illegal)])).unwrap_err();
-        assert_eq!(e.kind, crate::ErrorKind::Illegal);
+        assert_eq!(e.code, crate::ErrorCode::Illegal);
         assert!(e.message.contains("position 0"), "{e}");
         let bad_pv = PositionScoreJson { pv: vec!["B2=".into(), "B2=".into()], ..s };
-        assert_eq!(review_record(&request(&[], vec![Some(bad_pv)])).unwrap_err().kind, crate::ErrorKind::Illegal);
+        assert_eq!(review_record(&request(&[], vec![Some(bad_pv)])).unwrap_err().code, crate::ErrorCode::Illegal);
         let zero = ReviewPositionRequest {
             start: "tsoro:8".into(),
             moves: vec![],
@@ -445,7 +445,7 @@ mod tests {
             nodes: Some(0),
             time_ms: None,
         };
-        assert_eq!(review_position(&zero).unwrap_err().kind, crate::ErrorKind::Malformed);
+        assert_eq!(review_position(&zero).unwrap_err().code, crate::ErrorCode::InvalidField);
         let over = ReviewPositionRequest {
             start: "tsoro:6 0*6/0*6/2,0*5/0*6 S".into(),
             moves: vec!["A1".into()],
@@ -453,6 +453,6 @@ mod tests {
             nodes: None,
             time_ms: None,
         };
-        assert_eq!(review_position(&over).unwrap_err().kind, crate::ErrorKind::Illegal);
+        assert_eq!(review_position(&over).unwrap_err().code, crate::ErrorCode::Illegal);
     }
 }
