@@ -44,6 +44,8 @@ enum Command {
     Loadtest(cmd::loadtest::Args),
     /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
     Tune(cmd::tune::Args),
+    /// Endgame tables: build, check and probe exact values of positions with few stones.
+    Egtb(cmd::egtb::Args),
 }
 
 /// A closed pipe (`matombo perft tsoro:8 --divide 3 | head`) ends the program quietly, as
@@ -88,6 +90,7 @@ fn main() -> std::process::ExitCode {
         Command::Site(a) => cmd::site::run(a),
         Command::Loadtest(a) => cmd::loadtest::run(a),
         Command::Tune(a) => cmd::tune::run(a),
+        Command::Egtb(a) => cmd::egtb::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

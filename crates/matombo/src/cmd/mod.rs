@@ -5,6 +5,7 @@
 pub mod analyse;
 pub mod apply;
 pub mod bench;
+pub mod egtb;
 pub mod engine;
 pub mod loadtest;
 pub mod matches;
