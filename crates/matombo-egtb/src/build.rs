@@ -54,7 +54,12 @@ pub const BYTES_PER_EDGE: u64 = 8;
 /// Solves the layer `index` given every lower layer; `progress` is called with the number
 /// of positions whose turns were generated. Returns the codes and the number of
 /// same-layer edges (turns that capture nothing).
-pub fn build_layer(index: &LayerIndex, lower: Lower<'_>, budget: Budget, progress: &(dyn Fn(u64) + Sync)) -> Result<(Vec<u16>, u64), Error> {
+pub fn build_layer(
+    index: &LayerIndex,
+    lower: Lower<'_>,
+    budget: Budget,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(Vec<u16>, u64), Error> {
     let len = index.len() as usize;
     let threads = budget.threads.max(1);
     let chunk = len.div_ceil(threads).max(1);
@@ -103,7 +108,11 @@ pub fn build_layer(index: &LayerIndex, lower: Lower<'_>, budget: Budget, progres
     });
     let edges = edge_total.load(Ordering::Relaxed);
     if over.load(Ordering::Relaxed) {
-        return Err(Error::Memory { stones: index.stones(), needed: held + BYTES_PER_EDGE * edges, limit: budget.memory });
+        return Err(Error::Memory {
+            stones: index.stones(),
+            needed: held + BYTES_PER_EDGE * edges,
+            limit: budget.memory,
+        });
     }
     progress(len as u64);
 

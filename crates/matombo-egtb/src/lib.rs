@@ -247,7 +247,11 @@ impl Tables {
     /// draw that keeps the draw), with the value each leads to for the mover.
     pub fn best_turns(&self, pos: &Position) -> Option<(Value, Vec<Token>)> {
         let value = self.probe(pos)?;
-        let best = pos.turns().filter(|(_, child)| self.probe(child).map(Value::back) == Some(value)).map(|(t, _)| t).collect();
+        let best = pos
+            .turns()
+            .filter(|(_, child)| self.probe(child).map(Value::back) == Some(value))
+            .map(|(t, _)| t)
+            .collect();
         Some((value, best))
     }
 }

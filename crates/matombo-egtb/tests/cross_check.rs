@@ -129,7 +129,10 @@ fn check(ruleset: &str, stones: u32, step: u64, draws_checked: usize) {
         }
     }
     // The check means something only if every kind of value occurs.
-    assert!(wins > 0 && losses > 0 && (draws > 0 || draws_checked == 0), "{ruleset}: {wins} wins, {losses} losses, {draws} draws");
+    assert!(
+        wins > 0 && losses > 0 && (draws > 0 || draws_checked == 0),
+        "{ruleset}: {wins} wins, {losses} losses, {draws} draws"
+    );
     eprintln!("{ruleset} up to {stones}: {wins} wins, {losses} losses, {draws} draws, longest {}", horizon - 2);
 }
 
@@ -155,11 +158,14 @@ fn files_round_trip_and_damage_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     let ruleset: Ruleset = "tsoro:6,heads=0,bonus=0".parse().unwrap();
     let mut built = Vec::new();
-    let tables = Tables::build_in(&dir, ruleset, 3, BUDGET, &|_, _| {}, &mut |l, b| built.push((l.index.stones(), b.is_some()))).unwrap();
+    let tables =
+        Tables::build_in(&dir, ruleset, 3, BUDGET, &|_, _| {}, &mut |l, b| built.push((l.index.stones(), b.is_some())))
+            .unwrap();
     assert_eq!(built, vec![(0, true), (1, true), (2, true), (3, true)]);
     // A second build reads what is there (resuming) and builds only what is missing.
     let mut again = Vec::new();
-    Tables::build_in(&dir, ruleset, 4, BUDGET, &|_, _| {}, &mut |l, b| again.push((l.index.stones(), b.is_some()))).unwrap();
+    Tables::build_in(&dir, ruleset, 4, BUDGET, &|_, _| {}, &mut |l, b| again.push((l.index.stones(), b.is_some())))
+        .unwrap();
     assert_eq!(again, vec![(0, false), (1, false), (2, false), (3, false), (4, true)]);
     let opened = Tables::open(&dir, ruleset).unwrap();
     assert_eq!(opened.max_stones(), 4);

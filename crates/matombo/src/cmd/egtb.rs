@@ -168,7 +168,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     Value::Loss(d) => ("loss", Some(d)),
                     Value::Draw => ("draw", None),
                 };
-                println!("{}", serde_json::to_string(&Out { position: pos.to_string(), value: kind, distance, best: &best })?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&Out { position: pos.to_string(), value: kind, distance, best: &best })?
+                );
             } else {
                 println!("{value} for {}", pos.side_to_move());
                 if !best.is_empty() {
