@@ -27,6 +27,7 @@
 mod build;
 pub mod file;
 mod index;
+mod solve;
 mod value;
 
 use std::path::Path;
@@ -35,6 +36,7 @@ use matombo_core::{Position, Ruleset, Token};
 
 pub use build::{build_layer, Budget, BYTES_PER_EDGE, BYTES_PER_POSITION};
 pub use index::LayerIndex;
+pub use solve::{Solution, Solver};
 pub use value::{Value, MAX_DISTANCE};
 
 /// Why a table could not be built or read.

@@ -212,3 +212,39 @@ fn the_memory_bound_is_kept() {
     assert!(matches!(e, matombo_egtb::Error::Memory { stones: 3 | 4, .. }), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_solver_agrees_with_the_tables() {
+    use matombo_egtb::{Solution, Solver};
+    use std::sync::atomic::AtomicBool;
+    let ruleset: Ruleset = "tsoro:6,heads=0,bonus=0".parse().unwrap();
+    let full = Tables::build(ruleset, 6, 2).unwrap();
+    let small = Tables::build(ruleset, 4, 2).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut proved = 0;
+    for (stones, tables) in [(4, None), (6, Some(&small))] {
+        let layer = &full.layers()[stones];
+        for i in (0..layer.index.len()).step_by(if stones == 4 { 97 } else { 9973 }) {
+            let p = layer.index.unrank(i);
+            let v = full.probe(&p).unwrap();
+            let mut solver = Solver::new(tables, 20_000_000, &stop);
+            match (solver.solve(&p, 30, &mut |_, _| {}), v) {
+                (Solution::Proved(sv, line), Value::Win(d) | Value::Loss(d)) => {
+                    assert_eq!(sv, v, "{p}");
+                    // The line is played to its end: the loser has no turn left.
+                    assert_eq!(line.len(), d as usize, "{p}");
+                    let mut q = p.clone();
+                    for t in &line {
+                        q = q.play(t).unwrap();
+                    }
+                    assert_eq!(q.turns().count(), 0, "{p}");
+                    proved += 1;
+                }
+                (Solution::Open { depth }, Value::Win(d) | Value::Loss(d)) => assert!(depth < d as u32, "{p}"),
+                (Solution::Open { .. }, Value::Draw) => {}
+                (s, v) => panic!("{p}: solver {s:?}, tables {v}"),
+            }
+        }
+    }
+    assert!(proved > 100, "{proved}");
+}

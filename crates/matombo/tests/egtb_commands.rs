@@ -87,3 +87,32 @@ fn damaged_or_missing_tables_are_refused() {
     assert!(!ok && err.contains("needs more than"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn solve_agrees_with_the_tables_and_reports_what_it_did_not_prove() {
+    let dir = temp("solve");
+    let d = dir.to_str().unwrap();
+    let pos = "tsoro:6,heads=0,bonus=0 0*6/0*4,1,1/0*6/0*4,1,1 S";
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "4", "--dir", d]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = matombo(&["egtb", "probe", pos, "--dir", d, "--json"]);
+    assert!(ok, "{err}");
+    let table: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for extra in [vec![], vec!["--egtb", d]] {
+        let mut args = vec!["solve", pos, "--json"];
+        args.extend(extra);
+        let (ok, out, err) = matombo(&args);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!((&v["value"], &v["distance"]), (&table["value"], &table["distance"]), "{out}");
+        assert_eq!(v["line"].as_array().unwrap().len() as u64, v["distance"].as_u64().unwrap());
+    }
+    let (ok, out, err) = matombo(&["solve", RULESET, "--nodes", "20000", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["value"], "open");
+    assert!(v["searched_depth"].as_u64().unwrap() >= 3, "{out}");
+    let (ok, out, _) = matombo(&["solve", RULESET, "--nodes", "20000"]);
+    assert!(ok && out.starts_with("not proved within the budget"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

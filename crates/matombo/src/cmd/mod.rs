@@ -14,6 +14,7 @@ pub mod play;
 pub mod serve;
 pub mod show;
 pub mod site;
+pub mod solve;
 pub mod tune;
 pub mod turns;
 
