@@ -137,8 +137,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     json,
                 );
             }
-            if !json {
-                println!("{} layers checked in {:.1} s", tables.layers().len(), started.elapsed().as_secs_f64());
+            let checked = started.elapsed().as_secs_f64();
+            // Probe speed: positions spread over the top layer, made first, then probed.
+            let top = tables.layers().last().expect("at least one layer");
+            let step = (top.index.len() / 100_000).max(1);
+            let sample: Vec<_> = (0..top.index.len()).step_by(step as usize).map(|i| top.index.unrank(i)).collect();
+            let timer = Instant::now();
+            let mut wins = 0u64;
+            for _ in 0..10 {
+                wins += sample.iter().filter(|p| matches!(tables.probe(p), Some(Value::Win(_)))).count() as u64;
+            }
+            let ns = timer.elapsed().as_secs_f64() * 1e9 / (10 * sample.len()) as f64;
+            if json {
+                println!("{}", serde_json::json!({"layers": tables.layers().len(), "check_seconds": checked, "probe_ns": ns}));
+            } else {
+                println!("{} layers checked in {checked:.1} s; a probe takes {ns:.0} ns ({} probes, {wins} wins)", tables.layers().len(), 10 * sample.len());
             }
             Ok(())
         }
