@@ -116,3 +116,28 @@ fn solve_agrees_with_the_tables_and_reports_what_it_did_not_prove() {
     assert!(ok && out.starts_with("not proved within the budget"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_engine_protocol_uses_tables() {
+    use std::io::Write;
+    let dir = temp("engine");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "2", "--dir", d]);
+    assert!(ok, "{err}");
+    let script = format!(
+        "setoption name EgtbPath value {d}\nposition {WIN_IN_1}\nshow\ngo depth 3\nstop\nposition nsolo:8\nquit\n"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
+        .arg("engine")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(out.contains(&format!("info string endgame tables of {RULESET} up to 2 stones")), "{out}");
+    assert!(out.contains("info string tables win in 1"), "{out}");
+    assert!(out.contains("bestmove B6"), "{out}");
+    assert!(out.contains("info string no endgame tables of nsolo:8"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -149,9 +149,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             let ns = timer.elapsed().as_secs_f64() * 1e9 / (10 * sample.len()) as f64;
             if json {
-                println!("{}", serde_json::json!({"layers": tables.layers().len(), "check_seconds": checked, "probe_ns": ns}));
+                println!(
+                    "{}",
+                    serde_json::json!({"layers": tables.layers().len(), "check_seconds": checked, "probe_ns": ns})
+                );
             } else {
-                println!("{} layers checked in {checked:.1} s; a probe takes {ns:.0} ns ({} probes, {wins} wins)", tables.layers().len(), 10 * sample.len());
+                println!(
+                    "{} layers checked in {checked:.1} s; a probe takes {ns:.0} ns ({} probes, {wins} wins)",
+                    tables.layers().len(),
+                    10 * sample.len()
+                );
             }
             Ok(())
         }
