@@ -28,11 +28,13 @@
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::Instant;
 
 use matombo_core::{Position, Ruleset, Token};
+use matombo_egtb::Tables;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -257,17 +259,29 @@ pub struct Engine {
     tt: Table,
     /// `None`: the tuned weights of the position's game ([`Weights::for_kind`]).
     weights: Option<Weights>,
+    /// Endgame tables the search probes (of one ruleset; other rulesets search as usual).
+    tables: Option<Arc<Tables>>,
 }
 
 impl Engine {
     /// A new engine seeded with `seed`, evaluating each game with its tuned weights.
     pub fn new(seed: u64) -> Engine {
-        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::with_mib(DEFAULT_HASH_MIB), weights: None }
+        Engine {
+            rng: SmallRng::seed_from_u64(seed),
+            tt: Table::with_mib(DEFAULT_HASH_MIB),
+            weights: None,
+            tables: None,
+        }
     }
 
     /// A new engine that evaluates with `weights` whatever the game (for tuning).
     pub fn with_weights(seed: u64, weights: Weights) -> Engine {
-        Engine { rng: SmallRng::seed_from_u64(seed), tt: Table::with_mib(DEFAULT_HASH_MIB), weights: Some(weights) }
+        Engine {
+            rng: SmallRng::seed_from_u64(seed),
+            tt: Table::with_mib(DEFAULT_HASH_MIB),
+            weights: Some(weights),
+            tables: None,
+        }
     }
 
     /// This engine with a transposition table of `mib` MiB (clamped to 1 ..=
@@ -284,6 +298,20 @@ impl Engine {
     pub fn with_hash_mib(mut self, mib: usize) -> Engine {
         self.tt = Table::with_mib(mib.min(MAX_HASH_MIB));
         self
+    }
+
+    /// This engine probing endgame `tables`: a position they hold (same ruleset, few
+    /// enough stones) is scored exactly, so the search plays the fastest win and the slowest
+    /// loss, and keeps a draw, where the tables know.
+    pub fn with_tables(mut self, tables: Arc<Tables>) -> Engine {
+        self.tables = Some(tables);
+        self.tt = Table::with_mib(self.tt.mib());
+        self
+    }
+
+    /// The endgame tables this engine probes.
+    pub fn tables(&self) -> Option<&Tables> {
+        self.tables.as_deref()
     }
 
     /// The transposition table's size in MiB.
@@ -361,6 +389,7 @@ impl Engine {
     ) -> Vec<SearchResult> {
         let weights = self.weights_for(pos);
         let mut s = Searcher::new(&mut self.tt, weights, stop, pos);
+        s.tables = self.tables.as_deref().filter(|t| t.ruleset() == pos.ruleset());
         let time = match limits {
             Limits { time: None, depth: None, nodes: None } => Some(DEFAULT_TIME),
             _ => limits.time,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::clock::Instant;
 
 use matombo_core::{GameKind, Position, Token};
+use matombo_egtb::{Tables, Value};
 
 use crate::eval::{evaluate, Weights};
 use crate::gen::{children, children_with, for_each_child, Bonuses, Child};
@@ -125,6 +126,8 @@ pub(crate) struct Searcher<'a> {
     /// Nsolo repetition: hashes of positions since the last capture, the game's first.
     pub path: Vec<(u64, u32)>,
     pub nsolo: bool,
+    /// Endgame tables: a position they hold is scored exactly, not searched.
+    pub tables: Option<&'a Tables>,
     bufs: Vec<Vec<Child>>,
     orders: Vec<Vec<(u64, usize)>>,
     bonuses: Bonuses,
@@ -151,6 +154,7 @@ impl<'a> Searcher<'a> {
             salt,
             path: Vec::new(),
             nsolo: pos.ruleset().kind() == GameKind::Nsolo,
+            tables: None,
             bufs: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             orders: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             bonuses: Bonuses::default(),
@@ -204,6 +208,11 @@ impl<'a> Searcher<'a> {
         }
         if ply > 0 && self.repeated(pos) {
             return 0;
+        }
+        if ply > 0 {
+            if let Some(v) = self.tables.and_then(|t| exact(t, pos, ply)) {
+                return v;
+            }
         }
         let key = self.key(pos);
         let mut tt_best = u16::MAX;
@@ -288,7 +297,7 @@ impl<'a> Searcher<'a> {
         let mut bonuses = std::mem::take(&mut self.bonuses);
         self.path.push((pos.hash(), pos.total_stones()));
         let (mut best, mut best_i, mut count) = (-INF, 0u16, 0u16);
-        let (path, weights, nsolo) = (&self.path, &self.weights, self.nsolo);
+        let (path, weights, nsolo, tables) = (&self.path, &self.weights, self.nsolo, self.tables);
         // A node limit is kept exactly: the children past it are not evaluated.
         let budget = self.node_limit.map_or(u64::MAX, |n| n.saturating_sub(self.nodes));
         let mut over = false;
@@ -297,7 +306,13 @@ impl<'a> Searcher<'a> {
                 over = true;
                 return;
             }
-            let score = if nsolo && repeats(path, child) { 0 } else { -evaluate(child, weights) };
+            let score = if nsolo && repeats(path, child) {
+                0
+            } else if let Some(v) = tables.and_then(|t| exact(t, child, ply + 1)) {
+                -v
+            } else {
+                -evaluate(child, weights)
+            };
             if score > best {
                 best = score;
                 best_i = count;
@@ -404,4 +419,18 @@ impl<'a> Searcher<'a> {
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
     }
+}
+
+/// The exact score of `pos` at `ply` from endgame tables that hold it: a win or loss as a
+/// mate score at the same distance from the root a search would find it, a draw as 0.
+#[inline]
+pub fn exact(tables: &Tables, pos: &Position, ply: usize) -> Option<i32> {
+    if pos.total_stones() > tables.max_stones() {
+        return None;
+    }
+    Some(match tables.probe(pos)? {
+        Value::Win(d) => MATE - ply as i32 - d as i32,
+        Value::Loss(d) => -MATE + ply as i32 + d as i32,
+        Value::Draw => 0,
+    })
 }

@@ -46,6 +46,10 @@ enum Command {
     Loadtest(cmd::loadtest::Args),
     /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
     Tune(cmd::tune::Args),
+    /// Endgame tables: build, check and probe exact values of positions with few stones.
+    Egtb(cmd::egtb::Args),
+    /// Prove a position's value (forced win or loss) by exhaustive search.
+    Solve(cmd::solve::Args),
 }
 
 /// A closed pipe (`matombo perft tsoro:8 --divide 3 | head`) ends the program quietly, as
@@ -91,6 +95,8 @@ fn main() -> std::process::ExitCode {
         Command::Site(a) => cmd::site::run(a),
         Command::Loadtest(a) => cmd::loadtest::run(a),
         Command::Tune(a) => cmd::tune::run(a),
+        Command::Egtb(a) => cmd::egtb::run(a),
+        Command::Solve(a) => cmd::solve::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

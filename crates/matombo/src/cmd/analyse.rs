@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use matombo_ai::{Engine, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_HASH_MIB};
+use matombo_egtb::Value;
 use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
@@ -39,9 +40,26 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_HASH_MIB as u64,
           value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
     pub hash: u64,
+    /// Endgame tables built by `matombo egtb build` (the directory given there): the
+    /// search scores the positions they hold exactly, and a position in them is answered
+    /// with its exact value.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<std::path::PathBuf>,
     /// Print JSON on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// What the endgame tables say of the analysed position.
+#[derive(Serialize)]
+struct Exact {
+    /// `win`, `loss` or `draw` for the side to move.
+    value: &'static str,
+    /// Turns to the end (wins and losses).
+    distance: Option<u16>,
+    /// Every turn that keeps the value.
+    best: Vec<String>,
+    text: String,
 }
 
 #[derive(Serialize)]
@@ -89,6 +107,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let limits = Limits { time: args.time.map(Duration::from_millis), depth: args.depth, nodes: args.nodes };
     let stop = AtomicBool::new(false);
     let mut engine = Engine::new(args.seed).with_hash_mib(args.hash as usize);
+    if let Some(dir) = &args.egtb {
+        engine = engine.with_tables(super::open_tables(dir, pos.ruleset())?);
+    }
+    let exact = engine.tables().and_then(|t| t.best_turns(&pos)).map(|(v, best)| {
+        let (value, distance) = match v {
+            Value::Win(d) => ("win", Some(d)),
+            Value::Loss(d) => ("loss", Some(d)),
+            Value::Draw => ("draw", None),
+        };
+        Exact { value, distance, best: best.iter().map(|t| t.to_string()).collect(), text: v.to_string() }
+    });
     let results = engine.search_multipv(&pos, limits, &stop, args.multipv);
     let lines: Vec<Line> = results.iter().map(line).collect();
     if args.json {
@@ -100,6 +129,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             /// The one search's nodes (every line repeats it: do not sum them).
             nodes: u64,
             lines: &'a [Line],
+            /// The endgame tables' value, when they hold the position.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tables: Option<Exact>,
         }
         let out = Out {
             position: pos.to_string(),
@@ -107,6 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             legal: !lines.is_empty(),
             nodes: lines.first().map_or(0, |l| l.nodes),
             lines: &lines,
+            tables: exact,
         };
         println!("{}", serde_json::to_string_pretty(&out).context("writing JSON")?);
         return Ok(());
@@ -116,6 +149,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     println!("position {pos}");
+    if let Some(e) = &exact {
+        println!("tables: {} (best: {})", e.text, e.best.join(" "));
+    }
     if lines.len() > 1 {
         // One search ranked every line: its figures once, then the lines.
         let l = &lines[0];

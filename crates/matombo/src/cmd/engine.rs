@@ -74,6 +74,11 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_HASH_MIB as u64,
           value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
     pub hash: u64,
+    /// Endgame tables (the directory `matombo egtb build --dir` wrote; also `setoption
+    /// name EgtbPath value DIR`): the tables of each position's ruleset are read when a
+    /// position of that ruleset arrives, and the search scores what they hold exactly.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<std::path::PathBuf>,
 }
 
 /// The most turns `turns` lists (an Nsolo capture can have astronomically many).
@@ -100,6 +105,9 @@ struct State {
     search: Option<JoinHandle<()>>,
     /// The running search has no limit (`go infinite`): quitting stops it.
     unlimited: bool,
+    /// Where endgame tables are looked for, and those of the current ruleset if found.
+    egtb: Option<std::path::PathBuf>,
+    tables: Option<Arc<matombo_egtb::Tables>>,
 }
 
 fn say(line: &str) {
@@ -165,7 +173,33 @@ impl State {
             answered: Arc::new(AtomicBool::new(false)),
             search: None,
             unlimited: false,
+            egtb: None,
+            tables: None,
         }
+    }
+
+    /// Reads the endgame tables of the current ruleset when it changed (or the directory
+    /// did); missing tables mean none, damaged ones are reported and not used.
+    fn load_tables(&mut self, force: bool) {
+        let Some(dir) = self.egtb.clone() else { return };
+        if !force && self.tables.as_ref().is_some_and(|t| t.ruleset() == self.ruleset) {
+            return;
+        }
+        self.tables = match matombo_egtb::Tables::open(&dir, self.ruleset) {
+            Ok(t) => {
+                say(&format!("info string endgame tables of {} up to {} stones", self.ruleset, t.max_stones()));
+                Some(Arc::new(t))
+            }
+            Err(matombo_egtb::Error::Missing(..)) => {
+                say(&format!("info string no endgame tables of {} in {}", self.ruleset, dir.display()));
+                None
+            }
+            Err(e) => {
+                say(&format!("info string error: endgame tables not used: {}", e));
+                None
+            }
+        };
+        self.renew_engine();
     }
 
     fn searching(&self) -> bool {
@@ -191,7 +225,11 @@ impl State {
     /// forgotten).
     fn renew_engine(&mut self) {
         self.wait();
-        *self.engine.lock().expect("engine lock") = Engine::new(self.seed).with_hash_mib(self.hash_mib);
+        let mut engine = Engine::new(self.seed).with_hash_mib(self.hash_mib);
+        if let Some(t) = &self.tables {
+            engine = engine.with_tables(t.clone());
+        }
+        *self.engine.lock().expect("engine lock") = engine;
     }
 
     fn ensure_position(&self) -> anyhow::Result<()> {
@@ -210,6 +248,7 @@ impl State {
                 say("option name Seed type spin default 1 min 0 max 18446744073709551615");
                 say(&format!("option name Hash type spin default {DEFAULT_HASH_MIB} min 1 max {MAX_HASH_MIB}"));
                 say("option name MultiPV type spin default 1 min 1 max 256");
+                say("option name EgtbPath type string default <empty>");
                 say("matombook");
             }
             "isready" => say("readyok"),
@@ -229,6 +268,9 @@ impl State {
                     Some(o) => format!("info string result {} ({o})", o.result()),
                     None => format!("info string result * ({} to move)", self.game.position().side_to_move()),
                 });
+                if let Some(v) = self.tables.as_ref().and_then(|t| t.probe(self.game.position())) {
+                    say(&format!("info string tables {v}"));
+                }
             }
             "turns" => self.turns()?,
             "position" => {
@@ -241,6 +283,7 @@ impl State {
                 };
                 self.valid = r.is_ok();
                 r?;
+                self.load_tables(false);
             }
             _ if self.searching() => anyhow::bail!("searching: send stop first"),
             "newgame" => self.renew_engine(),
@@ -264,7 +307,12 @@ impl State {
                         self.multipv = k;
                         return Ok(true);
                     }
-                    _ => anyhow::bail!("unknown option: expected `setoption name Seed|Hash|MultiPV value N`"),
+                    ["name", name, "value", dir @ ..] if name.eq_ignore_ascii_case("egtbpath") && !dir.is_empty() => {
+                        self.egtb = Some(dir.join(" ").into());
+                        self.load_tables(true);
+                        return Ok(true);
+                    }
+                    _ => anyhow::bail!("unknown option: expected `setoption name Seed|Hash|MultiPV value N` or `setoption name EgtbPath value DIR`"),
                 }
                 self.renew_engine();
             }
@@ -413,6 +461,10 @@ impl State {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut state = State::new(args.seed, args.hash as usize);
+    if args.egtb.is_some() {
+        state.egtb = args.egtb;
+        state.load_tables(true);
+    }
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let line = line.context("reading stdin")?;

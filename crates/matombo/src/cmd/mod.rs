@@ -5,6 +5,7 @@
 pub mod analyse;
 pub mod apply;
 pub mod bench;
+pub mod egtb;
 pub mod engine;
 pub mod loadtest;
 pub mod matches;
@@ -14,6 +15,7 @@ pub mod review;
 pub mod serve;
 pub mod show;
 pub mod site;
+pub mod solve;
 pub mod tune;
 pub mod turns;
 
@@ -26,6 +28,17 @@ use matombo_core::Position;
 /// Parses a position argument: a position string or a ruleset name (its start position).
 pub fn parse_position(s: &str) -> anyhow::Result<Position> {
     s.parse::<Position>().with_context(|| format!("bad position {s:?}"))
+}
+
+/// The endgame tables of `ruleset` in `dir` (as `matombo egtb build --dir` wrote them),
+/// checked: a damaged file is an error, never used.
+pub fn open_tables(
+    dir: &std::path::Path,
+    ruleset: matombo_core::Ruleset,
+) -> anyhow::Result<std::sync::Arc<matombo_egtb::Tables>> {
+    let tables = matombo_egtb::Tables::open(dir, ruleset)
+        .with_context(|| format!("reading the endgame tables of {ruleset} (build them with `matombo egtb build {ruleset} --stones K --dir {}`)", dir.display()))?;
+    Ok(std::sync::Arc::new(tables))
 }
 
 /// A progress bar of `len` steps on stderr in `template`'s style, hidden when stdout is not

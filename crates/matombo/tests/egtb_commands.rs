@@ -1,0 +1,143 @@
+//! `matombo egtb` and `analyse --egtb` end to end.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn matombo(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("matombo-egtb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+const RULESET: &str = "tsoro:6,heads=0,bonus=0";
+/// South's single stone captures North's last: a win in 1.
+const WIN_IN_1: &str = "tsoro:6,heads=0,bonus=0 0*6/0*5,1/0*6/0*5,1 S";
+
+#[test]
+fn build_resume_info_probe_and_analyse() {
+    let dir = temp("cli");
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = matombo(&["egtb", "build", RULESET, "--stones", "3", "--dir", d, "--json"]);
+    assert!(ok, "{err}");
+    let layers: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(layers.len(), 4);
+    assert!(layers.iter().all(|l| l["built"] == true));
+    assert_eq!(layers[1]["positions"], 48);
+    for l in &layers {
+        let sum = l["wins"].as_u64().unwrap() + l["losses"].as_u64().unwrap() + l["draws"].as_u64().unwrap();
+        assert_eq!(sum, l["positions"].as_u64().unwrap());
+    }
+    // Resumed: the layers there are read, one more is built.
+    let (ok, out, err) = matombo(&["egtb", "build", RULESET, "--stones", "4", "--dir", d]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().filter(|l| l.ends_with("read")).count(), 4, "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains("built in")).count(), 1, "{out}");
+    let (ok, out, err) = matombo(&["egtb", "info", RULESET, "--dir", d]);
+    assert!(ok && out.contains("5 layers checked"), "{out}{err}");
+
+    let (ok, out, err) = matombo(&["egtb", "probe", WIN_IN_1, "--dir", d, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["value"].as_str(), v["distance"].as_u64()), (Some("win"), Some(1)));
+    assert_eq!(v["best"], serde_json::json!(["B6"]));
+
+    let (ok, out, err) = matombo(&["analyse", WIN_IN_1, "--depth", "3", "--egtb", d, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tables"]["text"], "win in 1");
+    assert_eq!(v["lines"][0]["score_text"], "win in 1");
+    let (ok, out, _) = matombo(&["analyse", WIN_IN_1, "--depth", "3", "--egtb", d]);
+    assert!(ok && out.contains("tables: win in 1 (best: B6)"), "{out}");
+
+    // Too many stones for the tables.
+    let (ok, _, err) = matombo(&["egtb", "probe", "tsoro:6,heads=0,bonus=0", "--dir", d]);
+    assert!(!ok && err.contains("hold at most 4"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn damaged_or_missing_tables_are_refused() {
+    let dir = temp("bad");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = matombo(&["analyse", WIN_IN_1, "--depth", "2", "--egtb", d]);
+    assert!(!ok && err.contains("no tables") && err.contains("matombo egtb build"), "{err}");
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "2", "--dir", d]);
+    assert!(ok, "{err}");
+    let file = std::fs::read_dir(std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("layer-002.mtb"))
+        .unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(&file, bytes).unwrap();
+    for args in [vec!["analyse", WIN_IN_1, "--depth", "2", "--egtb", d], vec!["egtb", "info", RULESET, "--dir", d]] {
+        let (ok, _, err) = matombo(&args);
+        assert!(!ok && err.contains("checksum"), "{err}");
+    }
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "99", "--dir", d]);
+    assert!(!ok && err.contains("starts with 24 stones"), "{err}");
+    let (ok, _, err) = matombo(&["egtb", "build", "tsoro:6", "--stones", "4", "--dir", d, "--memory", "0.00001"]);
+    assert!(!ok && err.contains("needs more than"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_agrees_with_the_tables_and_reports_what_it_did_not_prove() {
+    let dir = temp("solve");
+    let d = dir.to_str().unwrap();
+    let pos = "tsoro:6,heads=0,bonus=0 0*6/0*4,1,1/0*6/0*4,1,1 S";
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "4", "--dir", d]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = matombo(&["egtb", "probe", pos, "--dir", d, "--json"]);
+    assert!(ok, "{err}");
+    let table: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for extra in [vec![], vec!["--egtb", d]] {
+        let mut args = vec!["solve", pos, "--json"];
+        args.extend(extra);
+        let (ok, out, err) = matombo(&args);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!((&v["value"], &v["distance"]), (&table["value"], &table["distance"]), "{out}");
+        assert_eq!(v["line"].as_array().unwrap().len() as u64, v["distance"].as_u64().unwrap());
+    }
+    let (ok, out, err) = matombo(&["solve", RULESET, "--nodes", "20000", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["value"], "open");
+    assert!(v["searched_depth"].as_u64().unwrap() >= 3, "{out}");
+    let (ok, out, _) = matombo(&["solve", RULESET, "--nodes", "20000"]);
+    assert!(ok && out.starts_with("not proved within the budget"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_engine_protocol_uses_tables() {
+    use std::io::Write;
+    let dir = temp("engine");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "2", "--dir", d]);
+    assert!(ok, "{err}");
+    let script = format!(
+        "setoption name EgtbPath value {d}\nposition {WIN_IN_1}\nshow\ngo depth 3\nstop\nposition nsolo:8\nquit\n"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
+        .arg("engine")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(out.contains(&format!("info string endgame tables of {RULESET} up to 2 stones")), "{out}");
+    assert!(out.contains("info string tables win in 1"), "{out}");
+    assert!(out.contains("bestmove B6"), "{out}");
+    assert!(out.contains("info string no endgame tables of nsolo:8"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
