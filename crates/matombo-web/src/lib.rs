@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod attack;
 pub mod headers;
 pub mod limits;
 pub mod offline;
