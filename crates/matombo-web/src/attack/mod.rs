@@ -294,3 +294,36 @@ pub fn table(reports: &[AttackReport], t: &Thresholds) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_urls_are_attacked() {
+        assert_eq!(loopback("http://127.0.0.1:8080/").unwrap(), "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(loopback("http://localhost:80").unwrap(), "127.0.0.1:80".parse().unwrap());
+        assert!(loopback("http://10.0.0.1:80").unwrap_err().contains("loopback"));
+        assert!(loopback("https://127.0.0.1:80").is_err());
+        assert!(loopback("http://127.0.0.1").is_err());
+    }
+
+    #[test]
+    fn attackers_never_share_the_honest_address() {
+        let mut seen = std::collections::HashSet::new();
+        for g in 0..7 {
+            for i in 0..1000 {
+                let a = net::attacker(g, i);
+                assert!(a.is_loopback() && a != net::HONEST, "{a}");
+                assert!(seen.insert(a), "{a} twice");
+            }
+        }
+    }
+
+    #[test]
+    fn quantiles_of_sorted_samples() {
+        let v: Vec<u32> = (1..=100).map(|ms| ms * 1000).collect();
+        assert_eq!((honest::quantile_ms(&v, 0.5), honest::quantile_ms(&v, 0.99)), (50.0, 99.0));
+        assert_eq!(honest::quantile_ms(&[], 0.99), 0.0);
+    }
+}
