@@ -403,6 +403,9 @@ pub async fn create_resign(server: SocketAddr, until: Instant, scale: Scale, tal
     Effect { text: format!("{n} addresses: {f} games finished = {:.1}/s", f as f64 / secs), held: true }
 }
 
+/// A foreign request: what it is, its path, body and headers.
+type Try<'a> = (&'a str, &'a str, &'a [u8], &'a [(&'a str, &'a str)]);
+
 /// Posts and WebSocket upgrades from a foreign page (a foreign `Origin`, a `text/plain`
 /// body a form can send).
 pub async fn foreign_origin(server: SocketAddr, until: Instant, _scale: Scale, tally: Arc<Tally>) -> Effect {
@@ -415,7 +418,7 @@ pub async fn foreign_origin(server: SocketAddr, until: Instant, _scale: Scale, t
             let game = br#"{"start":"tsoro:8"}"#;
             let room = br#"{"ruleset":"tsoro:8"}"#;
             while Instant::now() < until {
-                let tries: [(&str, &str, &[u8], &[(&str, &str)]); 4] = [
+                let tries: [Try; 4] = [
                     ("post /api/game, foreign origin", "/api/game", game, &[("Origin", EVIL)]),
                     ("post /api/online/rooms, foreign origin", "/api/online/rooms", room, &[("Origin", EVIL)]),
                     (

@@ -163,7 +163,7 @@ pub async fn join(src: IpAddr, server: SocketAddr, id: &str, token: &str) -> Res
     }
 }
 
-/// The next JSON message, within [`WAIT`].
+/// The next JSON message, within five seconds.
 pub async fn next_json(ws: &mut Ws) -> Result<Value, String> {
     loop {
         match tokio::time::timeout(WAIT, ws.next()).await {
