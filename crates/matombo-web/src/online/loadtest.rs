@@ -130,7 +130,7 @@ fn local_server(rooms: usize) -> Result<LocalServer, String> {
             let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
             let Ok(rt) = rt else { return };
             rt.block_on(async move {
-                let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+                let listener = match crate::limits::listen(([127, 0, 0, 1], 0).into()) {
                     Ok(l) => l,
                     Err(e) => {
                         let _ = addr_tx.send(Err(e.to_string()));
