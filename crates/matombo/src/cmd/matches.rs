@@ -114,20 +114,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let games = args.games.div_ceil(2) * 2;
     let config = args.config();
     // Before the records file is created: a failure here leaves nothing behind.
-    let starts = {
+    let starts = if config.balanced.is_some() {
         let bar = super::progress(
             (games / 2) as u64,
             "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]",
         );
-        let starts = if config.balanced.is_some() {
-            arena::openings(&config, games / 2, args.threads, || bar.inc(1))
-        } else {
-            arena::openings(&config, games / 2, args.threads, || {})
-        }
-        .map_err(|e| anyhow::anyhow!("{e}; allow more with a larger --balanced, or change --opening-turns"))?;
+        let starts = arena::openings(&config, games / 2, args.threads, || bar.inc(1));
         bar.finish_and_clear();
         starts
-    };
+    } else {
+        arena::openings(&config, games / 2, args.threads, || {})
+    }
+    .map_err(|e| anyhow::anyhow!("{e}; allow more with a larger --balanced, or change --opening-turns"))?;
     let mut out_file = match &args.records {
         Some(p) => Some(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
