@@ -57,6 +57,9 @@ step "tests" cargo test --workspace -q
 # A small online load test: 50 rooms, two WebSocket clients each, on loopback; fails on
 # any error (the full-size figures are in the README).
 step "online load test" cargo run -q -p matombo -- loadtest --rooms 50 --duration 5 --ramp 2 --json
+# Every attack of docs/security.md, a few seconds each, against an in-process server with
+# the production limits; fails if a bound breaks or the honest client suffers.
+step "attack harness" cargo run -q -p matombo -- attack --short --json
 step "docs build" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 
 # The board's engine is served from a checked-in WebAssembly build

@@ -3,7 +3,8 @@
 //! The engine-testing library behind `matombo match` and `matombo tune`: the tally of a
 //! match and its statistics (score, Elo with a 95% interval, the sequential probability
 //! ratio test), openings (random and balanced), the SPSA tuning step, and a worker pool
-//! that plays games on several threads.
+//! that plays games on several threads; [`arena`] runs matches between engines and
+//! [`tuning`] tunes the evaluation weights by self-play.
 //!
 //! ```
 //! use matombo_lab::{elo_of, sprt, Tally, Verdict};
@@ -15,10 +16,12 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod arena;
 mod openings;
 mod pool;
 mod spsa;
 mod stats;
+pub mod tuning;
 
 pub use openings::{balance_score, balanced_opening, opening, random_opening, NoBalancedOpening, BALANCE_TRIES};
 pub use pool::parallel;

@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod attack;
 pub mod headers;
 pub mod limits;
 pub mod offline;
@@ -69,7 +70,11 @@ pub fn app(online: online::OnlineState) -> Router {
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).
 pub async fn bind(config: &Config) -> std::io::Result<(tokio::net::TcpListener, SocketAddr)> {
-    let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
+    let addr = tokio::net::lookup_host((config.host.as_str(), config.port))
+        .await?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("no address for {}", config.host)))?;
+    let listener = limits::listen(addr)?;
     let addr = listener.local_addr()?;
     Ok((listener, addr))
 }

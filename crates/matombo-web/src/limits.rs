@@ -215,6 +215,21 @@ async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, ne
     }
 }
 
+/// Backlog of the listening socket (the kernel caps it at `net.core.somaxconn`). Tokio's
+/// default, 1,024, overflows under a connection flood: the SYN of an honest client is then
+/// dropped and retried a second later, so its request takes a second.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listener on `addr` with [`LISTEN_BACKLOG`].
+pub fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let sock = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // As std's listener does: a restarted server can bind while old connections linger.
+    #[cfg(unix)]
+    sock.set_reuseaddr(true)?;
+    sock.bind(addr)?;
+    sock.listen(LISTEN_BACKLOG)
+}
+
 /// Raises the soft limit on open files to the hard limit (at most 65,536) where the
 /// system allows it; returns the soft limit in force afterwards.
 #[cfg(unix)]

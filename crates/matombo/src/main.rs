@@ -44,6 +44,8 @@ enum Command {
     Site(cmd::site::Args),
     /// Drive many concurrent online games against a server and report latency.
     Loadtest(cmd::loadtest::Args),
+    /// Replay hostile loads on loopback and measure what an honest client sees meanwhile.
+    Attack(cmd::attack::Args),
     /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
     Tune(cmd::tune::Args),
     /// Endgame tables: build, check and probe exact values of positions with few stones.
@@ -66,7 +68,7 @@ fn end_quietly_on_closed_pipe() {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     #[cfg(unix)]
-    if !matches!(cli.command, Command::Serve(_) | Command::Loadtest(_)) {
+    if !matches!(cli.command, Command::Serve(_) | Command::Loadtest(_) | Command::Attack(_)) {
         end_quietly_on_closed_pipe();
     }
     // Logs go to stderr so that stdout stays machine-readable.
@@ -94,6 +96,7 @@ fn main() -> std::process::ExitCode {
         Command::Serve(a) => cmd::serve::run(a),
         Command::Site(a) => cmd::site::run(a),
         Command::Loadtest(a) => cmd::loadtest::run(a),
+        Command::Attack(a) => cmd::attack::run(a),
         Command::Tune(a) => cmd::tune::run(a),
         Command::Egtb(a) => cmd::egtb::run(a),
         Command::Solve(a) => cmd::solve::run(a),

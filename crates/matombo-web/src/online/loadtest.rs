@@ -17,6 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::{routes, Limits, OnlineState};
+use crate::limits::ServerLimits;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -93,7 +94,9 @@ pub struct Report {
     pub server: String,
 }
 
-/// A server started in this process for the test; stopped and its database removed on drop.
+/// A server started in this process for the test, under the production connection limits
+/// (online play's per-address budgets raised: every client shares one address); stopped
+/// and its database removed on drop.
 struct LocalServer {
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -127,7 +130,7 @@ fn local_server(rooms: usize) -> Result<LocalServer, String> {
             let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
             let Ok(rt) = rt else { return };
             rt.block_on(async move {
-                let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+                let listener = match crate::limits::listen(([127, 0, 0, 1], 0).into()) {
                     Ok(l) => l,
                     Err(e) => {
                         let _ = addr_tx.send(Err(e.to_string()));
@@ -135,12 +138,12 @@ fn local_server(rooms: usize) -> Result<LocalServer, String> {
                     }
                 };
                 let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string()));
-                let app = routes(state).into_make_service_with_connect_info::<SocketAddr>();
-                let _ = axum::serve(listener, app)
-                    .with_graceful_shutdown(async {
-                        let _ = stop_rx.await;
-                    })
-                    .await;
+                // The accept loop and connection bounds of `serve` (header-read timeout,
+                // caps per address and in total), so the figures are those of production.
+                let stop = async {
+                    let _ = stop_rx.await;
+                };
+                let _ = crate::limits::serve_until(listener, routes(state), ServerLimits::default(), stop).await;
             });
         })
         .map_err(|e| e.to_string())?;
@@ -409,7 +412,7 @@ async fn play(
                     }
                     Some("end") => return Ok(()),
                     Some("error") => {
-                        shared.live.error(v["code"].as_str().unwrap_or("error"));
+                        shared.live.error(v["error"].as_str().unwrap_or("error"));
                         over = false;
                     }
                     _ => continue,

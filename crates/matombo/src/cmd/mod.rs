@@ -4,6 +4,7 @@
 
 pub mod analyse;
 pub mod apply;
+pub mod attack;
 pub mod bench;
 pub mod egtb;
 pub mod engine;
