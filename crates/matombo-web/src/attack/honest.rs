@@ -131,7 +131,7 @@ pub async fn open_room(src: IpAddr, server: SocketAddr, ruleset: &str) -> Result
     let a = net::request(src, server, "POST", "/api/online/rooms", &[], body.as_bytes(), WAIT).await;
     let created: Value = serde_json::from_str(&a.body).unwrap_or_default();
     if a.status != 201 {
-        return Err(format!("create {} {}", a.kind(), created["code"].as_str().unwrap_or("")).trim().to_string());
+        return Err(format!("create {} {}", a.kind(), created["error"].as_str().unwrap_or("")).trim().to_string());
     }
     let id = created["id"].as_str().unwrap_or_default().to_string();
     let body = json!({"invite": created["invite"], "name": "b"}).to_string();
