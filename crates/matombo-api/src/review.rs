@@ -257,11 +257,14 @@ pub(crate) fn replay_ended(start: &str, moves: &[String], resigned: Option<&str>
 fn read_scores(game: &Game, scores: &[Option<PositionScoreJson>]) -> Result<Vec<Option<PositionScore>>, ApiError> {
     let positions = game.positions();
     if scores.len() > positions.len() {
-        return Err(ApiError::new(ErrorCode::InvalidField, format!(
-            "{} scores for a game of {} positions (one per position: the start and after each turn)",
-            scores.len(),
-            positions.len()
-        )));
+        return Err(ApiError::new(
+            ErrorCode::InvalidField,
+            format!(
+                "{} scores for a game of {} positions (one per position: the start and after each turn)",
+                scores.len(),
+                positions.len()
+            ),
+        ));
     }
     let mut out = Vec::with_capacity(scores.len());
     for (i, (s, pos)) in scores.iter().zip(positions).enumerate() {
