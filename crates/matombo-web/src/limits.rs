@@ -1,11 +1,12 @@
 //! Connection-level protection of the server: the accept loop with caps per address and
-//! in total, header-read and request timeouts, and the request policy (JSON content type
+//! in total (at the total cap the oldest idle connection makes way for the new one),
+//! header-read and request timeouts, and the request policy (JSON content type
 //! and allowed origins for everything that changes state, the WebSocket included).
 //! The bounds and why they were chosen: docs/security.md.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -51,21 +52,34 @@ impl Default for ServerLimits {
 // The same cut as the page's engine: error answers agree byte for byte.
 pub use matombo_api::{cut, MAX_ERROR_CHARS};
 
-/// Open HTTP connections, in all and by address.
+/// Open HTTP connections, in all and by address, and each one's state, oldest first.
 #[derive(Default)]
 struct ConnTable {
     total: AtomicUsize,
     per_addr: Mutex<HashMap<IpAddr, usize>>,
+    next_id: AtomicU64,
+    live: Mutex<BTreeMap<u64, Arc<ConnCtl>>>,
+}
+
+/// What the accept loop knows of a connection: requests being answered, and the signal
+/// that closes it to make way for a new one.
+#[derive(Default)]
+struct ConnCtl {
+    in_flight: AtomicUsize,
+    evict: tokio::sync::Notify,
 }
 
 /// A connection counted in the table; uncounted on drop.
 struct ConnSlot {
     table: Arc<ConnTable>,
     addr: IpAddr,
+    id: u64,
+    ctl: Arc<ConnCtl>,
 }
 
 impl Drop for ConnSlot {
     fn drop(&mut self) {
+        self.table.live.lock().expect("connection table").remove(&self.id);
         self.table.total.fetch_sub(1, Ordering::AcqRel);
         let mut per = self.table.per_addr.lock().expect("connection table");
         if let Some(n) = per.get_mut(&self.addr) {
@@ -78,20 +92,64 @@ impl Drop for ConnSlot {
 }
 
 impl ConnTable {
+    /// Counts a new connection from `addr`: refused past the per-address cap; at the total
+    /// cap the oldest connection with no request in flight (an idle keep-alive, or a socket
+    /// that never sent a request) is closed to make way, so that idle sockets cannot lock
+    /// out new clients; refused only when every connection is busy.
     fn take(self: &Arc<Self>, addr: IpAddr, limits: &ServerLimits) -> Option<ConnSlot> {
-        if self.total.fetch_add(1, Ordering::AcqRel) >= limits.max_connections {
+        {
+            let mut per = self.per_addr.lock().expect("connection table");
+            let n = per.entry(addr).or_default();
+            if *n >= limits.connections_per_addr {
+                return None;
+            }
+            *n += 1;
+        }
+        if self.total.fetch_add(1, Ordering::AcqRel) >= limits.max_connections && !self.evict_idle() {
             self.total.fetch_sub(1, Ordering::AcqRel);
+            let mut per = self.per_addr.lock().expect("connection table");
+            if let Some(n) = per.get_mut(&addr) {
+                *n -= 1;
+                if *n == 0 {
+                    per.remove(&addr);
+                }
+            }
             return None;
         }
-        let mut per = self.per_addr.lock().expect("connection table");
-        let n = per.entry(addr).or_default();
-        if *n >= limits.connections_per_addr {
-            drop(per);
-            self.total.fetch_sub(1, Ordering::AcqRel);
-            return None;
-        }
-        *n += 1;
-        Some(ConnSlot { table: self.clone(), addr })
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let ctl = Arc::new(ConnCtl::default());
+        self.live.lock().expect("connection table").insert(id, ctl.clone());
+        Some(ConnSlot { table: self.clone(), addr, id, ctl })
+    }
+
+    /// Closes the oldest idle connection; false if there is none. Its slot is freed when
+    /// its task ends, a moment later: the total may pass the cap by the connections
+    /// being closed.
+    fn evict_idle(&self) -> bool {
+        let mut live = self.live.lock().expect("connection table");
+        let Some(id) = live.iter().find(|(_, c)| c.in_flight.load(Ordering::Acquire) == 0).map(|(&id, _)| id) else {
+            return false;
+        };
+        let ctl = live.remove(&id).expect("found above");
+        // `notify_one` keeps the signal if the task is not waiting yet.
+        ctl.evict.notify_one();
+        true
+    }
+}
+
+/// Counts a request in flight on its connection until its answer is ready.
+struct InFlight(Arc<ConnCtl>);
+
+impl InFlight {
+    fn new(ctl: &Arc<ConnCtl>) -> InFlight {
+        ctl.in_flight.fetch_add(1, Ordering::AcqRel);
+        InFlight(ctl.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -133,9 +191,17 @@ pub async fn serve_until(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let svc = app.clone().map_request(move |mut req: Request<hyper::body::Incoming>| {
+        let (ctl, app) = (slot.ctl.clone(), app.clone());
+        let svc = tower::service_fn(move |mut req: Request<hyper::body::Incoming>| {
+            // Busy from the request's headers until its answer is ready: not evicted.
+            let busy = InFlight::new(&ctl);
             req.extensions_mut().insert(ConnectInfo(peer));
-            req.map(Body::new)
+            let answer = app.clone().oneshot(req.map(Body::new));
+            async move {
+                let r = answer.await;
+                drop(busy);
+                r
+            }
         });
         let conn = http1.serve_connection(TokioIo::new(stream), hyper_util::service::TowerToHyperService::new(svc));
         let mut closing = closing.clone();
@@ -144,6 +210,8 @@ pub async fn serve_until(
             tokio::pin!(conn);
             tokio::select! {
                 _ = conn.as_mut() => {}
+                // Made way for a new connection: closed at once (dropped).
+                _ = slot.ctl.evict.notified() => {}
                 _ = async { closing.wait_for(|c| *c).await.is_ok() } => {
                     conn.as_mut().graceful_shutdown();
                     let _ = conn.await;

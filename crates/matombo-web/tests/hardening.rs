@@ -101,6 +101,34 @@ async fn connections_are_capped_per_address_and_pages_stay_served() {
 }
 
 #[tokio::test]
+async fn at_the_total_cap_the_oldest_idle_connection_makes_way() {
+    let limits = ServerLimits { max_connections: 6, header_read: Duration::from_secs(20), ..ServerLimits::default() };
+    let addr = start("evict", limits).await;
+    // The oldest connection is busy: a request whose body is still coming.
+    let mut busy = TcpStream::connect(addr).await.unwrap();
+    busy.write_all(
+        b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Then five that never send a byte: the cap is full.
+    let mut idle = Vec::new();
+    for _ in 0..5 {
+        idle.push(TcpStream::connect(addr).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A new client is served; the oldest idle socket was closed for it, not the busy one.
+    let r = reqwest::get(format!("http://{addr}/healthz")).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(closed_within(&mut idle[0], Duration::from_secs(1)).await, "the oldest idle socket was kept");
+    for s in &mut idle[1..] {
+        assert!(!closed_within(s, Duration::from_millis(50)).await, "a younger idle socket was closed");
+    }
+    assert!(!closed_within(&mut busy, Duration::from_millis(200)).await, "the busy connection was closed");
+}
+
+#[tokio::test]
 async fn state_changes_need_json_and_an_allowed_origin() {
     let limits = ServerLimits { allowed_origins: vec!["https://friend.example".into()], ..ServerLimits::default() };
     let addr = start("origin", limits).await;
