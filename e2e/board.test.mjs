@@ -449,7 +449,7 @@ async function checkSides(page, start, names) {
     assert(got[side].total === want[side], `${where}: total ${got[side].total}, engine ${want[side]}`);
     assert(got[side].text.includes(`${want[side]} stone`), `${where}: the total shown (${got[side].text})`);
     assert(got[side].name === names[side], `${where}: name ${got[side].name}`);
-    assert(got[side].toMove === (!engine.outcome && engine.to_move === side), `${where}: to-move marker`);
+    assert(got[side].toMove === (!engine.outcome && engine.to_move === side.toLowerCase()), `${where}: to-move marker`);
   }
   return moves.length;
 }

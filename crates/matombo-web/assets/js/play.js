@@ -169,7 +169,7 @@ function pickTargets() {
   return bonusTargets({
     game: state.ruleset.game,
     rows: state.rows,
-    mover: state.to_move,
+    mover: pageSide(state.to_move),
     left: state.left,
     picks,
   });
@@ -343,7 +343,7 @@ function renderSides() {
     const bar = $(`side-${side.toLowerCase()}`);
     const rows = side === 'South' ? ['A', 'B'] : ['a', 'b'];
     const total = rows.reduce((t, r) => t + state.rows[r].reduce((a, b) => a + b, 0), 0);
-    const toMove = !state.outcome && state.to_move === side;
+    const toMove = !state.outcome && pageSide(state.to_move) === side;
     const name = sideName(side);
     if (bar.dataset.name === name && bar.dataset.total === String(total) && bar.dataset.toMove === String(toMove)) continue;
     bar.dataset.name = name;
@@ -395,7 +395,7 @@ async function learnLastTurn() {
     const before = await api('/api/game', { start: game.start, moves });
     const after = await api('/api/game', { start: game.start, moves, token });
     if (lastTurnKey() !== key) return;
-    lastTurn = { key, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events) };
+    lastTurn = { key, before: before.rows, events: after.events, mover: pageSide(before.to_move), path: pathOf(after.events) };
     if (state && !busy) render();
   } catch (_) {
     /* marks are an aid; the game goes on without them */
@@ -509,7 +509,7 @@ function decide(decision) {
 /** Ends the bonus: the picks made, in canonical order (and `done` if fewer than allowed). */
 function finishPicks() {
   if (!humanToDecide() || busy || state.phase !== 'bonus') return;
-  const list = sortPicks(picks, state.to_move, state.ruleset.n).map((h) => `take ${h}`);
+  const list = sortPicks(picks, pageSide(state.to_move), state.ruleset.n).map((h) => `take ${h}`);
   picks = [];
   if (!list.length) {
     decide('done');
