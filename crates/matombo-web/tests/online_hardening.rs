@@ -66,6 +66,30 @@ async fn until_closed(ws: &mut Ws, within: Duration) -> Option<Vec<Value>> {
 }
 
 #[tokio::test]
+async fn room_creation_is_rate_limited_per_address() {
+    let _one = SERIAL.lock().await;
+    // Create-and-resign frees the unfinished-room quota at once: the rate bounds it.
+    let addr = start(&temp_db("creations"), Limits { rooms_per_sec: 1.0, ..Limits::default() }).await;
+    let client = reqwest::Client::new();
+    let post = || {
+        client
+            .post(format!("http://{addr}/api/online/rooms"))
+            .json(&json!({"ruleset": "tsoro:8", "side": "south"}))
+            .send()
+    };
+    // A burst of two (twice the rate), far under the quota of unfinished rooms.
+    for _ in 0..2 {
+        assert_eq!(post().await.unwrap().status(), 201);
+    }
+    let r = post().await.unwrap();
+    assert_eq!(r.status(), 429);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"], "rate_limited", "{v}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(post().await.unwrap().status(), 201, "the budget refills");
+}
+
+#[tokio::test]
 async fn binary_frames_and_pings_count_against_the_rate_limit() {
     let _one = SERIAL.lock().await;
     let addr = start(&temp_db("rate"), Limits::default()).await;

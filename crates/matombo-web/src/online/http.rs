@@ -133,6 +133,14 @@ pub(super) async fn create_room(
         if let Some(a) = addr {
             let mut per = s.inner.per_addr.lock().expect("addr lock");
             let u = per.entry(a).or_default();
+            if !u.creations.get_or_insert_with(|| super::budget::Bucket::new(limits.rooms_per_sec)).take() {
+                s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+                return Err(ApiError(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    format!("one address may create at most {} games per second", limits.rooms_per_sec),
+                ));
+            }
             if u.rooms >= limits.rooms_per_addr {
                 s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
                 return Err(ApiError(

@@ -38,6 +38,10 @@ pub struct Limits {
     pub rooms_per_addr: usize,
     /// Unfinished rooms in all.
     pub max_rooms: usize,
+    /// Rooms one address may create per second (sustained; bursts up to twice this):
+    /// a finished game frees its creator's quota of unfinished rooms at once, so this is
+    /// what bounds create-and-resign floods.
+    pub rooms_per_sec: f64,
     /// Open WebSocket connections in all.
     pub max_connections: usize,
     /// Open WebSocket connections from one address.
@@ -67,6 +71,7 @@ impl Default for Limits {
         Limits {
             rooms_per_addr: 20,
             max_rooms: 10_000,
+            rooms_per_sec: 2.0,
             max_connections: 4_000,
             connections_per_addr: 64,
             turns_per_sec: 5.0,
@@ -86,6 +91,7 @@ impl Limits {
         Limits {
             rooms_per_addr: rooms + 10,
             max_rooms: rooms + 10,
+            rooms_per_sec: 1e9,
             max_connections: 2 * rooms + 20,
             connections_per_addr: 2 * rooms + 20,
             // Every simulated player shares the loopback address.
@@ -129,6 +135,8 @@ struct AddrUse {
     connections: usize,
     /// Turns played from the address, across rooms (made at its first turn).
     turns: Option<budget::Bucket>,
+    /// Room creations (see [`Limits::rooms_per_sec`]).
+    creations: Option<budget::Bucket>,
 }
 
 /// The default database file: `<data dir>/matombo/online.sqlite3`.
