@@ -26,7 +26,7 @@ impl Drop for ConnGuard {
             let mut per = self.inner.per_addr.lock().expect("addr lock");
             if let Some(u) = per.get_mut(&a) {
                 u.connections = u.connections.saturating_sub(1);
-                if u.connections == 0 && u.rooms == 0 {
+                if u.idle() {
                     per.remove(&a);
                 }
             }
@@ -77,6 +77,12 @@ impl Bucket {
         self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(2.0 * self.rate);
         self.last = now;
         self.tokens >= 1.0
+    }
+
+    /// Whether the bucket has refilled to its burst: forgetting it would change nothing.
+    pub(super) fn full(&mut self) -> bool {
+        self.ready();
+        self.tokens >= 2.0 * self.rate
     }
 
     pub(super) fn take(&mut self) -> bool {

@@ -164,6 +164,8 @@ pub(super) fn sweep_expired(s: &OnlineState) {
                 h.clock_changed.notify_one();
                 tracing::info!(room = %id, reason, "game closed");
             }
+            // Addresses with nothing open and full budgets are forgotten.
+            s.inner.per_addr.lock().expect("addr lock").retain(|_, u| !u.idle());
         }
     });
 }

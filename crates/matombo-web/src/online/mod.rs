@@ -139,6 +139,17 @@ struct AddrUse {
     creations: Option<budget::Bucket>,
 }
 
+impl AddrUse {
+    /// Nothing open and every budget refilled: the entry can go (a budget still in use
+    /// must stay, or create-and-resign would get a fresh one each time).
+    fn idle(&mut self) -> bool {
+        self.connections == 0
+            && self.rooms == 0
+            && self.turns.as_mut().is_none_or(|b| b.full())
+            && self.creations.as_mut().is_none_or(|b| b.full())
+    }
+}
+
 /// The default database file: `<data dir>/matombo/online.sqlite3`.
 pub fn default_db_path() -> Result<PathBuf, OnlineError> {
     let base = dirs::data_dir()
