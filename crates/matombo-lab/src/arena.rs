@@ -42,6 +42,8 @@ pub enum Spec {
         limits: Limits,
         /// Size of the transposition table in MiB.
         hash_mib: usize,
+        /// Probe the match's endgame tables ([`MatchConfig::tables`]); written `egtb`.
+        egtb: bool,
         /// The spec as written.
         text: String,
     },
@@ -103,6 +105,7 @@ impl FromStr for Spec {
         let mut level = None;
         let mut limits = Limits::default();
         let mut hash_mib = DEFAULT_HASH_MIB;
+        let mut egtb = false;
         for (i, part) in s.split(',').enumerate() {
             let part = part.trim();
             if i == 0 {
@@ -111,9 +114,13 @@ impl FromStr for Spec {
                     continue;
                 }
             }
+            if part == "egtb" {
+                egtb = true;
+                continue;
+            }
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 format!(
-                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB"
+                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb"
                 )
             })?;
             let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
@@ -129,7 +136,7 @@ impl FromStr for Spec {
                 }
             }
         }
-        Ok(Spec::Search { level, limits, hash_mib, text: s.to_string() })
+        Ok(Spec::Search { level, limits, hash_mib, egtb, text: s.to_string() })
     }
 }
 
@@ -168,6 +175,19 @@ impl Player {
             mcts,
             rng: SmallRng::seed_from_u64(seed ^ 0x5eed),
         }
+    }
+
+    /// This player probing `tables` if its spec asks for them (a search spec with `egtb`).
+    pub fn with_tables(mut self, spec: &Spec, tables: Option<&std::sync::Arc<matombo_egtb::Tables>>) -> Player {
+        if let (Spec::Search { egtb: true, .. }, Some(t)) = (spec, tables) {
+            self.engine = std::mem::replace(&mut self.engine, Engine::new(0)).with_tables(t.clone());
+        }
+        self
+    }
+
+    /// Whether `spec` asks for endgame tables.
+    pub fn wants_tables(spec: &Spec) -> bool {
+        matches!(spec, Spec::Search { egtb: true, .. })
     }
 
     /// The turn this player chooses in `game`'s current position (`None`: no legal turn).
@@ -225,6 +245,8 @@ pub struct MatchConfig {
     pub sprt: Option<(f64, f64)>,
     /// Games played before the SPRT may give a verdict.
     pub sprt_min_games: u32,
+    /// Endgame tables of the ruleset, probed by the search specs written with `egtb`.
+    pub tables: Option<std::sync::Arc<matombo_egtb::Tables>>,
 }
 
 impl MatchConfig {
@@ -241,6 +263,7 @@ impl MatchConfig {
             seed: 1,
             sprt: None,
             sprt_min_games: 20,
+            tables: None,
         }
     }
 
@@ -295,8 +318,8 @@ pub fn first_side(index: usize) -> Side {
 pub fn play(config: &MatchConfig, start: &Position, index: usize) -> Game {
     let first_side = first_side(index);
     let seed = config.seed.wrapping_mul(1_000_003).wrapping_add(index as u64 * 2);
-    let mut first = Player::new(&config.first, seed);
-    let mut second = Player::new(&config.second, seed + 1);
+    let mut first = Player::new(&config.first, seed).with_tables(&config.first, config.tables.as_ref());
+    let mut second = Player::new(&config.second, seed + 1).with_tables(&config.second, config.tables.as_ref());
     let mut game = Game::new(start.clone());
     while !game.is_over() && game.moves().len() < config.max_turns {
         let mover = game.position().side_to_move();
@@ -417,6 +440,9 @@ mod tests {
         assert!("fast".parse::<Spec>().is_err());
         assert!("depth=0".parse::<Spec>().is_err());
         assert!("time=x".parse::<Spec>().is_err());
+        let Spec::Search { level, egtb, .. } = "hard,egtb".parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!((level, egtb), (Some(Level::Hard), true));
+        assert!(!matches!("hard".parse::<Spec>().unwrap(), Spec::Search { egtb: true, .. }));
     }
 
     #[test]

@@ -141,3 +141,19 @@ fn the_engine_protocol_uses_tables() {
     assert!(out.contains("info string no endgame tables of nsolo:8"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_match_engine_can_probe_the_tables() {
+    let dir = temp("match");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "4", "--dir", d]);
+    assert!(ok, "{err}");
+    let (ok, out, err) =
+        matombo(&["match", "depth=2,egtb", "depth=2", "--ruleset", RULESET, "--games", "2", "--egtb", d, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["games"], 2, "{out}");
+    let (ok, _, err) = matombo(&["match", "depth=2,egtb", "depth=2", "--ruleset", RULESET, "--games", "2"]);
+    assert!(!ok && err.contains("needs --egtb"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use matombo_core::Ruleset;
-use matombo_lab::arena::{self, MatchConfig, MatchResult, Spec};
+use matombo_lab::arena::{self, MatchConfig, MatchResult, Player, Spec};
 use matombo_lab::{Sprt, Stats, Tally};
 use serde::Serialize;
 
@@ -32,7 +32,10 @@ Examples:
   matombo match hard greedy --ruleset tsoro:8 --games 200 --threads 2 --records hard-greedy.pgn
   matombo match time=100 time=50 --ruleset nsolo:8 --games 100 --sprt 0,50 --json
   matombo match max hard --ruleset tsoro:8 --games 200 --threads 2 --balanced 150
-  matombo match mcts,time=100 time=100 --ruleset nsolo:36 --games 40 --json")]
+  matombo match mcts,time=100 time=100 --ruleset nsolo:36 --games 40 --json
+  matombo match hard,egtb hard --ruleset tsoro:8 --egtb egtb --games 200 --balanced 150
+
+A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb.")]
 pub struct Args {
     /// First engine (the one the score is for).
     pub first: Spec,
@@ -74,6 +77,10 @@ pub struct Args {
     /// Games played before the SPRT may give a verdict (with --sprt).
     #[arg(long, value_name = "N", default_value_t = 20, requires = "sprt")]
     pub sprt_min_games: u32,
+    /// Endgame tables (the directory `matombo egtb build --dir` wrote), probed by the
+    /// engines written with `egtb`.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<std::path::PathBuf>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -90,9 +97,15 @@ fn parse_sprt(s: &str) -> Result<(f64, f64), String> {
 }
 
 impl Args {
-    /// The match these arguments describe.
-    fn config(&self) -> MatchConfig {
-        MatchConfig {
+    /// The match these arguments describe (the tables read if an engine asks for them).
+    fn config(&self) -> anyhow::Result<MatchConfig> {
+        let wanted = Player::wants_tables(&self.first) || Player::wants_tables(&self.second);
+        let tables = match (&self.egtb, wanted) {
+            (Some(dir), true) => Some(super::open_tables(dir, self.ruleset)?),
+            (None, true) => anyhow::bail!("an engine written with `egtb` needs --egtb DIR"),
+            (_, false) => None,
+        };
+        Ok(MatchConfig {
             first: self.first.clone(),
             second: self.second.clone(),
             ruleset: self.ruleset,
@@ -103,7 +116,8 @@ impl Args {
             seed: self.seed,
             sprt: self.sprt,
             sprt_min_games: self.sprt_min_games,
-        }
+            tables,
+        })
     }
 }
 
@@ -112,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
     anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
     let games = args.games.div_ceil(2) * 2;
-    let config = args.config();
+    let config = args.config()?;
     // Before the records file is created: a failure here leaves nothing behind.
     let starts = if config.balanced.is_some() {
         let bar = super::progress(
