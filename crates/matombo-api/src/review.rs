@@ -1,6 +1,6 @@
 //! Game review as JSON (see `matombo_ai::review`): score one position of a game
 //! ([`review_position`], what the page's worker runs for each position in turn), then
-//! classify the game's turns from those scores ([`review`]) and write the annotated record
+//! classify the game's turns from those scores ([`review()`]) and write the annotated record
 //! ([`review_record`]). `matombo review --json` prints the same [`ReviewAnswer`].
 
 use std::collections::BTreeMap;
@@ -287,7 +287,7 @@ fn read_scores(game: &Game, scores: &[Option<PositionScoreJson>]) -> Result<Vec<
     Ok(out)
 }
 
-/// The JSON of a review of `game` from `scores` (what [`review`] answers).
+/// The JSON of a review of `game` from `scores` (what [`review()`] answers).
 pub fn answer(game: &Game, scores: &[Option<PositionScore>], r: &Review) -> ReviewAnswer {
     let positions = game
         .positions()
