@@ -11,6 +11,7 @@ pub mod assets;
 pub mod attack;
 pub mod headers;
 pub mod limits;
+mod local;
 pub mod offline;
 pub mod online;
 pub mod pages;

@@ -12,11 +12,16 @@ pub mod net;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use honest::HonestReport;
+
+use crate::local::{loopback, LocalServer};
+use crate::online::Limits;
+
+/// The tool's name in messages.
+const WHO: &str = "the attack harness";
 
 /// How big the attacks are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,79 +94,6 @@ pub struct AttackReport {
     pub failures: Vec<String>,
 }
 
-/// A server started in this process on a fresh database with the production limits;
-/// stopped and its database removed on drop.
-struct LocalServer {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    dir: PathBuf,
-}
-
-impl Drop for LocalServer {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn local_server(name: &str) -> Result<LocalServer, String> {
-    let dir = std::env::temp_dir().join(format!("matombo-attack-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let db = dir.join("online.sqlite3");
-    let state = crate::online::OnlineState::open_with_limits(Some(&db), crate::online::Limits::default())
-        .map_err(|e| e.to_string())?;
-    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    // Its own runtime of two threads, as `serve` has on a two-core machine, so that the
-    // attackers' work is not the server's.
-    let thread = std::thread::Builder::new()
-        .name("attack-server".into())
-        .spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
-            let Ok(rt) = rt else { return };
-            rt.block_on(async move {
-                let listener = match crate::limits::listen(([127, 0, 0, 1], 0).into()) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        let _ = addr_tx.send(Err(e.to_string()));
-                        return;
-                    }
-                };
-                let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string()));
-                let stop = async {
-                    let _ = stop_rx.await;
-                };
-                let _ = crate::limits::serve_until(
-                    listener,
-                    crate::app(state),
-                    crate::limits::ServerLimits::default(),
-                    stop,
-                )
-                .await;
-            });
-        })
-        .map_err(|e| e.to_string())?;
-    let addr = addr_rx.recv().map_err(|e| e.to_string())??;
-    Ok(LocalServer { addr, stop: Some(stop_tx), thread: Some(thread), dir })
-}
-
-/// The loopback address of `url`; anything else is refused.
-fn loopback(url: &str) -> Result<SocketAddr, String> {
-    let rest = url.strip_prefix("http://").ok_or("the URL must start with http://")?;
-    let hostport = rest.split('/').next().unwrap_or_default().replacen("localhost", "127.0.0.1", 1);
-    let addr: SocketAddr = hostport.parse().map_err(|_| format!("{hostport:?} is not host:port"))?;
-    if !addr.ip().is_loopback() {
-        return Err("the attack harness only runs against loopback (127.0.0.1)".into());
-    }
-    Ok(addr)
-}
-
 fn rss_mib() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let kb: f64 = s.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
@@ -179,7 +111,7 @@ pub async fn run(config: &Config, mut on_start: impl FnMut(&str)) -> Result<Vec<
     if config.duration < Duration::from_secs(1) || config.duration > Duration::from_secs(600) {
         return Err("the duration of an attack: from 1 to 600 seconds".into());
     }
-    let remote = config.url.as_deref().map(loopback).transpose()?;
+    let remote = config.url.as_deref().map(|u| loopback(u, WHO)).transpose()?;
     // Check that attackers can use addresses of their own before starting anything.
     let probe = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
     probe
@@ -195,7 +127,7 @@ pub async fn run(config: &Config, mut on_start: impl FnMut(&str)) -> Result<Vec<
         on_start(name);
         let local = match remote {
             Some(_) => None,
-            None => Some(local_server(name)?),
+            None => Some(LocalServer::start(&format!("attack-{name}"), Limits::default(), crate::app)?),
         };
         let server = remote.unwrap_or_else(|| local.as_ref().expect("started").addr);
         reports.push(one(config, name, server, k as u64).await);
@@ -301,11 +233,11 @@ mod tests {
 
     #[test]
     fn only_loopback_urls_are_attacked() {
-        assert_eq!(loopback("http://127.0.0.1:8080/").unwrap(), "127.0.0.1:8080".parse().unwrap());
-        assert_eq!(loopback("http://localhost:80").unwrap(), "127.0.0.1:80".parse().unwrap());
-        assert!(loopback("http://10.0.0.1:80").unwrap_err().contains("loopback"));
-        assert!(loopback("https://127.0.0.1:80").is_err());
-        assert!(loopback("http://127.0.0.1").is_err());
+        assert_eq!(loopback("http://127.0.0.1:8080/", WHO).unwrap(), "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(loopback("http://localhost:80", WHO).unwrap(), "127.0.0.1:80".parse().unwrap());
+        assert!(loopback("http://10.0.0.1:80", WHO).unwrap_err().contains("loopback"));
+        assert!(loopback("https://127.0.0.1:80", WHO).is_err());
+        assert!(loopback("http://127.0.0.1", WHO).is_err());
     }
 
     #[test]

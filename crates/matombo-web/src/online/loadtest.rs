@@ -3,8 +3,6 @@
 //! to the opponent receiving it.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,8 +14,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::{routes, Limits, OnlineState};
-use crate::limits::ServerLimits;
+use super::{routes, Limits};
+use crate::local::{loopback, LocalServer};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -94,77 +92,6 @@ pub struct Report {
     pub server: String,
 }
 
-/// A server started in this process for the test, under the production connection limits
-/// (online play's per-address budgets raised: every client shares one address); stopped
-/// and its database removed on drop.
-struct LocalServer {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    dir: PathBuf,
-}
-
-impl Drop for LocalServer {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn local_server(rooms: usize) -> Result<LocalServer, String> {
-    let dir = std::env::temp_dir().join(format!("matombo-loadtest-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let db = dir.join("online.sqlite3");
-    let state = OnlineState::open_with_limits(Some(&db), Limits::loadtest(rooms)).map_err(|e| e.to_string())?;
-    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    // Its own runtime, so that server and clients are scheduled as separate parties.
-    let thread = std::thread::Builder::new()
-        .name("loadtest-server".into())
-        .spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
-            let Ok(rt) = rt else { return };
-            rt.block_on(async move {
-                let listener = match crate::limits::listen(([127, 0, 0, 1], 0).into()) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        let _ = addr_tx.send(Err(e.to_string()));
-                        return;
-                    }
-                };
-                let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string()));
-                // The accept loop and connection bounds of `serve` (header-read timeout,
-                // caps per address and in total), so the figures are those of production.
-                let stop = async {
-                    let _ = stop_rx.await;
-                };
-                let _ = crate::limits::serve_until(listener, routes(state), ServerLimits::default(), stop).await;
-            });
-        })
-        .map_err(|e| e.to_string())?;
-    let addr = addr_rx.recv().map_err(|e| e.to_string())??;
-    Ok(LocalServer { addr, stop: Some(stop_tx), thread: Some(thread), dir })
-}
-
-/// `host:port` of a loopback URL; anything else is refused.
-fn loopback(url: &str) -> Result<String, String> {
-    let rest = url.strip_prefix("http://").ok_or("the URL must start with http://")?;
-    let hostport = rest.split('/').next().unwrap_or_default();
-    let addr: SocketAddr = hostport
-        .parse()
-        .or_else(|_| hostport.replacen("localhost", "127.0.0.1", 1).parse())
-        .map_err(|_| format!("{hostport:?} is not host:port"))?;
-    if !addr.ip().is_loopback() {
-        return Err("the load test only runs against loopback (127.0.0.1)".into());
-    }
-    Ok(addr.to_string())
-}
-
 /// A minimal HTTP/1.1 POST (loopback only), returning status and JSON body.
 async fn http_post(host: &str, path: &str, body: &Value) -> Result<(u16, Value), String> {
     let body = body.to_string();
@@ -208,9 +135,10 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         return Err("duration at most 3600 s, ramp at most 600 s".into());
     }
     let (_server, host, server_name) = match &config.url {
-        Some(u) => (None, loopback(u)?, u.clone()),
+        Some(u) => (None, loopback(u, "the load test")?.to_string(), u.clone()),
         None => {
-            let s = local_server(config.rooms)?;
+            // Online play's per-address budgets raised: every client shares one address.
+            let s = LocalServer::start("loadtest", Limits::loadtest(config.rooms), routes)?;
             let host = s.addr.to_string();
             (Some(s), host, "in-process".to_string())
         }
