@@ -3,22 +3,13 @@
 // list, the hint and head marks, the catalogue's card layout, who is who beside the board,
 // the themes' contrast. Screenshots of each case go to e2e/out/board-*.png.
 // Usage: node board.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
-import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { assert, base, launchChromium, out, runTests } from './harness.mjs';
 
-const base = (process.argv[2] || 'http://127.0.0.1:8080/').replace(/\/$/, '');
-const out = join(dirname(fileURLToPath(import.meta.url)), 'out');
-mkdirSync(out, { recursive: true });
 const only = process.env.BOARD_ONLY || '';
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(`assertion failed: ${msg}`);
-}
 
 async function api(path, body) {
   const r = await fetch(base + path, {
@@ -657,25 +648,4 @@ for (const scheme of ['light', 'dark']) {
 
 // ---- Runner ---------------------------------------------------------------------------
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
-let passed = 0;
-let failed = 0;
-for (const t of tests) {
-  if (only && !t.name.includes(only)) continue;
-  const started = Date.now();
-  try {
-    await t.fn(browser);
-    passed++;
-    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
-  }
-}
-await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runTests(tests, await launchChromium(), only);

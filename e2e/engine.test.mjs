@@ -3,23 +3,15 @@
 // analysis all come from the WebAssembly engine in the page and its worker).
 // Usage: node engine.test.mjs http://127.0.0.1:PORT/ (the address is not used: this test
 // starts a server of its own, $MATOMBO_BIN, so that it can stop it).
-import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assert, launchChromium, out, runTests } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, 'out');
-mkdirSync(out, { recursive: true });
 const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
-
-let passed = 0;
-let failed = 0;
-function assert(cond, msg) {
-  if (!cond) throw new Error(`assertion failed: ${msg}`);
-}
 
 /** A server of this test's own; resolves to { url, stop() }. */
 function startServer() {
@@ -49,20 +41,7 @@ function startServer() {
   });
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 
 /** Opens /play for `query` with fast animations; the server is stopped once it is shown. */
 async function offlinePage(query) {
@@ -223,18 +202,4 @@ test('a search is stopped by New game without freezing the board', async () => {
 });
 
 const only = process.env.E2E_ONLY || '';
-for (const t of tests) {
-  if (only && !t.name.includes(only)) continue;
-  const started = Date.now();
-  try {
-    await t.fn();
-    passed++;
-    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
-  }
-}
-await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runTests(tests, browser, only);

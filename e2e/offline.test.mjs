@@ -5,21 +5,17 @@
 // and prints the compressed transfer size of /play's first load.
 // Usage: node offline.test.mjs http://127.0.0.1:PORT/ (the address of run.sh's server, used
 // for the CSP and size checks; the offline tests start servers of their own, $MATOMBO_BIN).
-import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assert, launchChromium, runTests } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
 const shared = (process.argv[2] || '').replace(/\/$/, '');
 const only = process.env.E2E_ONLY || '';
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(`assertion failed: ${msg}`);
-}
 
 /** Starts `cmd args`, resolves with { url, stop() } once `find(output)` gives the address. */
 function start(cmd, args, find, options = {}) {
@@ -54,11 +50,7 @@ const server = () => {
   );
 };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 
 async function newPage() {
   const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
@@ -215,20 +207,4 @@ test('every page kind under the Content-Security-Policy: no violation; /play tra
   await page.context().close();
 });
 
-let passed = 0;
-let failed = 0;
-for (const t of tests) {
-  if (only && !t.name.includes(only)) continue;
-  const started = Date.now();
-  try {
-    await t.fn();
-    passed++;
-    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
-  }
-}
-await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runTests(tests, browser, only);

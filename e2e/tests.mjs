@@ -1,21 +1,13 @@
 // End-to-end tests of the matombo site in Debian's headless Chromium, driven by
 // playwright-core. Usage: node tests.mjs http://127.0.0.1:PORT/   (run.sh does this)
-import { chromium } from 'playwright-core';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assert, base, launchChromium, out, runTests } from './harness.mjs';
 
-const base = (process.argv[2] || 'http://127.0.0.1:8080/').replace(/\/$/, '');
-const out = join(dirname(fileURLToPath(import.meta.url)), 'out');
-mkdirSync(out, { recursive: true });
 const only = process.env.E2E_ONLY || '';
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(`assertion failed: ${msg}`);
-}
 
 async function api(path, body) {
   const r = await fetch(base + path, {
@@ -394,36 +386,4 @@ for (const [size, game] of [
   }
 }
 
-// playwright-core gives every launch a fresh, temporary --user-data-dir of its own (it
-// refuses that flag in `args`), so no state carries over between runs.
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
-let passed = 0;
-let failed = 0;
-for (const t of tests) {
-  if (only && !t.name.includes(only)) continue;
-  const started = Date.now();
-  try {
-    await t.fn(browser);
-    passed++;
-    console.log(`ok   ${t.name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 4).join('\n     ')}`);
-  }
-}
-await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runTests(tests, await launchChromium(), only);
