@@ -38,6 +38,23 @@ impl Value {
         }
     }
 
+    /// `"win"`, `"loss"` or `"draw"`: the word JSON output uses.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Value::Win(_) => "win",
+            Value::Loss(_) => "loss",
+            Value::Draw => "draw",
+        }
+    }
+
+    /// Turns to the end for a win or a loss; `None` for a draw.
+    pub fn distance(self) -> Option<u16> {
+        match self {
+            Value::Win(d) | Value::Loss(d) => Some(d),
+            Value::Draw => None,
+        }
+    }
+
     /// The value one turn earlier, for the other side: a loss in `d` makes a win in `d + 1`.
     pub fn back(self) -> Value {
         match self {
@@ -85,5 +102,7 @@ mod tests {
         assert!(Value::Loss(5).better_than(Value::Loss(3)));
         assert!(Value::Draw.better_than(Value::Loss(40)));
         assert_eq!(Value::Loss(0).back(), Value::Win(1));
+        assert_eq!((Value::Win(3).kind(), Value::Win(3).distance()), ("win", Some(3)));
+        assert_eq!((Value::Draw.kind(), Value::Draw.distance()), ("draw", None));
     }
 }

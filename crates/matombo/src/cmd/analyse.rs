@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use matombo_ai::{Engine, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_HASH_MIB};
-use matombo_egtb::Value;
 use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
@@ -110,13 +109,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(dir) = &args.egtb {
         engine = engine.with_tables(super::open_tables(dir, pos.ruleset())?);
     }
-    let exact = engine.tables().and_then(|t| t.best_turns(&pos)).map(|(v, best)| {
-        let (value, distance) = match v {
-            Value::Win(d) => ("win", Some(d)),
-            Value::Loss(d) => ("loss", Some(d)),
-            Value::Draw => ("draw", None),
-        };
-        Exact { value, distance, best: best.iter().map(|t| t.to_string()).collect(), text: v.to_string() }
+    let exact = engine.tables().and_then(|t| t.best_turns(&pos)).map(|(v, best)| Exact {
+        value: v.kind(),
+        distance: v.distance(),
+        best: best.iter().map(|t| t.to_string()).collect(),
+        text: v.to_string(),
     });
     let results = engine.search_multipv(&pos, limits, &stop, args.multipv);
     let lines: Vec<Line> = results.iter().map(line).collect();

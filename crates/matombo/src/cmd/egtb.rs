@@ -183,15 +183,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     distance: Option<u16>,
                     best: &'a [String],
                 }
-                let (kind, distance) = match value {
-                    Value::Win(d) => ("win", Some(d)),
-                    Value::Loss(d) => ("loss", Some(d)),
-                    Value::Draw => ("draw", None),
-                };
-                println!(
-                    "{}",
-                    serde_json::to_string(&Out { position: pos.to_string(), value: kind, distance, best: &best })?
-                );
+                let out =
+                    Out { position: pos.to_string(), value: value.kind(), distance: value.distance(), best: &best };
+                println!("{}", serde_json::to_string(&out)?);
             } else {
                 println!("{value} for {}", pos.side_to_move());
                 if !best.is_empty() {

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use matombo_egtb::{Solution, Solver, Value};
+use matombo_egtb::{Solution, Solver};
 use serde::Serialize;
 
 /// Arguments of `matombo solve`.
@@ -82,11 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = match &solution {
         Solution::Proved(v, line) => Out {
             position: pos.to_string(),
-            value: if matches!(v, Value::Win(_)) { "win" } else { "loss" },
-            distance: match v {
-                Value::Win(d) | Value::Loss(d) => Some(*d),
-                Value::Draw => None,
-            },
+            value: v.kind(),
+            distance: v.distance(),
             line: line.iter().map(|t| t.to_string()).collect(),
             searched_depth: None,
             nodes,
