@@ -8,27 +8,19 @@ use std::time::Duration;
 use matombo_api::{ErrorBody, ErrorCode, MAX_ERROR_CHARS};
 use matombo_core::{Game, Position};
 use matombo_web::limits::ServerLimits;
-use matombo_web::online::{Limits, OnlineState};
+use matombo_web::online::Limits;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("matombo-error-shape-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir.join("online.sqlite3")
-}
+mod common;
 
 /// A whole server, as `matombo serve` runs it; one unfinished game per address.
 async fn start(name: &str, limits: ServerLimits) -> SocketAddr {
     let online = Limits { rooms_per_addr: 1, ..Limits::default() };
-    let online = OnlineState::open_with_limits(Some(&temp_db(name)), online).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(matombo_web::limits::serve_until(listener, matombo_web::app(online), limits, std::future::pending()));
-    addr
+    common::start_server(&common::temp_db("error-shape", name), online, limits).await
 }
 
 async fn send(req: reqwest::RequestBuilder) -> (u16, String) {

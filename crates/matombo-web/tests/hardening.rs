@@ -6,25 +6,16 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use matombo_web::limits::ServerLimits;
-use matombo_web::online::{Limits, OnlineState};
+use matombo_web::online::Limits;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("matombo-hardening-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir.join("online.sqlite3")
-}
+mod common;
 
 /// A whole server (site, API, online play) under `limits`, as `matombo serve` runs it.
 async fn start(name: &str, limits: ServerLimits) -> SocketAddr {
-    let online = OnlineState::open_with_limits(Some(&temp_db(name)), Limits::default()).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = matombo_web::app(online);
-    tokio::spawn(matombo_web::limits::serve_until(listener, app, limits, std::future::pending()));
-    addr
+    common::start_server(&common::temp_db("hardening", name), Limits::default(), limits).await
 }
 
 /// Whether the server closes `s` within `within` (reads until end of stream).

@@ -17,19 +17,14 @@ use tokio_tungstenite::tungstenite::Message;
 /// The tests of this file count threads of the process: one at a time.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+mod common;
+
 fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("matombo-online-hardening-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir.join("online.sqlite3")
+    common::temp_db("online-hardening", name)
 }
 
 async fn start(db: &std::path::Path, limits: Limits) -> SocketAddr {
-    let online = OnlineState::open_with_limits(Some(db), limits).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = matombo_web::app(online);
-    tokio::spawn(matombo_web::limits::serve_until(listener, app, ServerLimits::default(), std::future::pending()));
-    addr
+    common::start_server(db, limits, ServerLimits::default()).await
 }
 
 async fn create(addr: SocketAddr) -> Value {
