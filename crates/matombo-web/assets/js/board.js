@@ -191,11 +191,18 @@ export class Board {
       svg.style.maxWidth = `${Math.round((width / CELL) * 92)}px`;
     }
     const defs = el('defs', {}, svg);
-    const wood = el('linearGradient', { id: 'mtb-wood', x1: '0', y1: '0', x2: '0', y2: '1' }, defs);
+    // The light falls from the top of the screen whichever way the board is turned: the
+    // gradients are drawn in the turned group, so their direction is turned back here (each
+    // orientation has its own ids, as two boards on one page share the document's ids).
+    const lit = this.portrait ? (this.flip ? 'pf' : 'p') : this.flip ? 'f' : '';
+    const id = (name) => (lit ? `${name}-${lit}` : name);
+    const [x1, y1, x2, y2] = { '': [0, 0, 0, 1], f: [0, 1, 0, 0], p: [1, 0, 0, 0], pf: [0, 0, 1, 0] }[lit];
+    const [cx, cy] = { '': [0.5, 0.4], f: [0.5, 0.6], p: [0.6, 0.5], pf: [0.4, 0.5] }[lit];
+    const wood = el('linearGradient', { id: id('mtb-wood'), x1, y1, x2, y2 }, defs);
     el('stop', { offset: '0', 'stop-color': '#b07a45' }, wood);
     el('stop', { offset: '0.5', 'stop-color': '#9a6634' }, wood);
     el('stop', { offset: '1', 'stop-color': '#875628' }, wood);
-    const pit = el('radialGradient', { id: 'mtb-pit', cx: '0.5', cy: '0.4', r: '0.6' }, defs);
+    const pit = el('radialGradient', { id: id('mtb-pit'), cx, cy, r: '0.6' }, defs);
     el('stop', { offset: '0', 'stop-color': '#4a2c14' }, pit);
     el('stop', { offset: '1', 'stop-color': '#6d4321' }, pit);
     const peb = el('radialGradient', { id: 'mtb-pebble', cx: '0.35', cy: '0.35', r: '0.7' }, defs);
@@ -215,7 +222,7 @@ export class Board {
     // Text turned back upright, about its own point.
     this.textTurn = this.portrait ? (this.flip ? -90 : 90) : this.flip ? 180 : 0;
     const upright = (x, y) => (this.textTurn ? { transform: `rotate(${this.textTurn} ${x} ${y})` } : {});
-    el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: 'url(#mtb-wood)' }, root);
+    el('rect', { x: 4, y: 4, width: width - 8, height: height - 8, rx: 22, class: 'wood', fill: `url(#${id('mtb-wood')})` }, root);
     // The line between the two players' halves.
     const midY = TOP + 2 * CELL + MID / 2;
     el('line', { x1: SIDE, x2: width - SIDE, y1: midY, y2: midY, class: 'midline' }, root);
@@ -257,7 +264,7 @@ export class Board {
           g.setAttribute('aria-disabled', 'true');
         }
         el('circle', { r: R + 3, class: 'ring' }, g);
-        el('circle', { r: R, class: 'pit', fill: 'url(#mtb-pit)' }, g);
+        el('circle', { r: R, class: 'pit', fill: `url(#${id('mtb-pit')})` }, g);
         if (this.heads.has(label)) {
           // A small crown on the owner's side of the head.
           const dy = row === 'B' ? R + 2 : -R - 2;

@@ -19,9 +19,15 @@ await adoptAddress();
 const storeKey = `matombo-play:${root.dataset.start}`;
 
 let game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
-let redo = [];
+// Every line played from the start, a tree of turns: each node { t: token, kids: [...] }. A
+// node's first child continues its line, the others are variations branching there; the
+// root's first line is the main line. The position shown (game.moves) is always a path in it.
+let tree = { kids: [] };
+// 'ai': against the computer; 'two': two people on this device; 'analysis': the analysis
+// board, where a person plays both sides and the computer never replies.
+const MODES = ['ai', 'two', 'analysis'];
 let settings = {
-  mode: params.get('mode') === 'two' ? 'two' : 'ai',
+  mode: MODES.includes(params.get('mode')) ? params.get('mode') : 'ai',
   human: params.get('side') === 'N' ? 'North' : 'South',
   level: params.get('level') || 'easy',
 };
@@ -32,6 +38,8 @@ let busy = false;
 let thinking = false;
 let aiSeq = 0;
 let hint = null;
+// A shared link opened on the analysis board starts the analysis.
+let analyseAtOpen = false;
 // Bumped by New game and by loading a game: a reply for an older game is dropped.
 let generation = 0;
 // Bonus picks made so far in the turn in progress, in the order clicked; sent in canonical
@@ -48,7 +56,9 @@ try {
   if (saved && saved.game && saved.settings) {
     game = saved.game;
     settings = saved.settings;
-    redo = saved.redo || [];
+    // An entry from before the tree kept the undone turns as a redo list.
+    tree = saved.tree || lineTree([...game.moves, ...[...(saved.redo || [])].reverse()]);
+    if (!nodeAt(game.moves)) addLine(game.moves);
   }
 } catch (_) {
   /* a damaged entry is ignored */
@@ -60,7 +70,7 @@ try {
  * of another board) takes that start from the engine and retitles itself.
  */
 async function adoptAddress() {
-  let asked = params.get('position') || params.get('ruleset');
+  let asked = params.get('start') || params.get('position') || params.get('ruleset');
   const g = params.get('game');
   if (!asked && (g === 'tsoro' || g === 'nsolo')) {
     asked = params.get('size') ? `${g}:${params.get('size')}` : g;
@@ -92,10 +102,164 @@ async function adoptAddress() {
 
 function save() {
   try {
-    sessionStorage.setItem(storeKey, JSON.stringify({ game, settings, redo }));
+    sessionStorage.setItem(storeKey, JSON.stringify({ game, settings, tree }));
   } catch (_) {
     /* storage may be unavailable */
   }
+}
+
+// ---- The tree of lines ---------------------------------------------------------
+
+/** A tree holding one line. */
+function lineTree(moves) {
+  const root = { kids: [] };
+  let n = root;
+  for (const t of moves) {
+    const k = { t, kids: [] };
+    n.kids.push(k);
+    n = k;
+  }
+  return root;
+}
+
+/** The node reached by `moves` from the start, or null when that line is not in the tree. */
+function nodeAt(moves) {
+  let n = tree;
+  for (const t of moves) {
+    n = n.kids.find((k) => k.t === t);
+    if (!n) return null;
+  }
+  return n;
+}
+
+/**
+ * Makes `moves` a line of the tree. A turn not yet there becomes a variation (the last
+ * child); with `promote`, every turn of the line becomes its position's first child, so
+ * that the line is the one continued (a game's turns after a take-back: the line taken back
+ * stays, as a variation).
+ */
+function addLine(moves, promote = false) {
+  let n = tree;
+  for (const t of moves) {
+    let i = n.kids.findIndex((k) => k.t === t);
+    if (i < 0) i = n.kids.push({ t, kids: [] }) - 1;
+    if (promote && i > 0) n.kids.unshift(...n.kids.splice(i, 1));
+    n = n.kids[promote ? 0 : i];
+  }
+}
+
+/** The turns after `moves` along their line (first children to the end). */
+function continuation(moves = game.moves) {
+  const out = [];
+  let n = nodeAt(moves);
+  while (n && n.kids.length) {
+    n = n.kids[0];
+    out.push(n.t);
+  }
+  return out;
+}
+
+/** How many turns of `moves` lie on the main line. */
+function onMainLine(moves) {
+  let n = tree;
+  let k = 0;
+  while (k < moves.length && n.kids.length && n.kids[0].t === moves[k]) {
+    n = n.kids[0];
+    k++;
+  }
+  return k;
+}
+
+// ---- Shareable links ---------------------------------------------------------------
+
+/**
+ * The line a shared link carries: `?ruleset=R&start=POS&moves=T1,T2,…&turn=N` shows the
+ * position after the first N turns of the line (N defaults to all of them). `start` is
+ * there only for a start that is not the ruleset's standard one (adoptAddress reads it).
+ */
+function linkLine() {
+  const m = params.get('moves');
+  if (!m) return null;
+  // A '+' typed into an address reads as a space; tokens hold no spaces, so it was a '+'.
+  const moves = m
+    .split(',')
+    .map((t) => t.replace(/ /g, '+').trim())
+    .filter(Boolean);
+  const asked = Number.parseInt(params.get('turn') ?? '', 10);
+  const turn = Number.isFinite(asked) ? Math.max(0, Math.min(asked, moves.length)) : moves.length;
+  return { moves, turn };
+}
+
+// The standard start of each ruleset seen, to leave `start` out of the links that need none.
+const standardStarts = new Map();
+
+function standardStart(name) {
+  if (!standardStarts.has(name)) {
+    standardStarts.set(name, null);
+    request('/api/game', { start: name })
+      .then((st) => {
+        standardStarts.set(name, st.position);
+        if (state) updateAddress();
+      })
+      .catch(() => {});
+  }
+  return standardStarts.get(name);
+}
+
+/** A query value kept readable: the notation's `:`, `/`, `,`, `=` and `*` stay as they are. */
+const linkValue = (v) =>
+  encodeURIComponent(v)
+    .replace(/%3A/gi, ':')
+    .replace(/%2F/gi, '/')
+    .replace(/%2C/gi, ',')
+    .replace(/%3D/gi, '=')
+    .replace(/%20/g, '+');
+
+/** The address of the position shown: the ruleset, the start, the line and the turn looked at. */
+function linkHere() {
+  const name = state.ruleset.name;
+  let q = `ruleset=${linkValue(name)}`;
+  if (standardStart(name) !== game.start) q += `&start=${linkValue(game.start)}`;
+  const line = [...game.moves, ...continuation()];
+  if (line.length) q += `&moves=${line.map(linkValue).join(',')}&turn=${game.moves.length}`;
+  // The analysis budget asked for (tests ask for a small one) stays with the page.
+  if (params.get('analyse_ms')) q += `&analyse_ms=${linkValue(params.get('analyse_ms'))}`;
+  return `${location.origin}${location.pathname}?${q}`;
+}
+
+/** Keeps the address bar on the position shown, so that it can be shared at any time. */
+function updateAddress() {
+  const url = linkHere();
+  if (url !== location.href) history.replaceState(history.state, '', url);
+}
+
+/**
+ * Opens the line of a shared link. The same line in this tab's stored game (a reload) keeps
+ * that game and its settings; another line opens on the analysis board. A line that cannot
+ * be played is refused with a message and the page starts afresh.
+ */
+async function openLink(link) {
+  if (game.start === root.dataset.start && nodeAt(link.moves)) {
+    const at = link.moves.slice(0, link.turn);
+    if (at.join(' ') !== game.moves.join(' ')) {
+      game.moves = at;
+      game.pending = [];
+      game.resigned = null;
+    }
+    return;
+  }
+  try {
+    await request('/api/game', { start: root.dataset.start, moves: link.moves });
+  } catch (e) {
+    message(fill(words.link_bad, { error: e.message }), 'error');
+    game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
+    tree = { kids: [] };
+    return;
+  }
+  game = { start: root.dataset.start, moves: link.moves.slice(0, link.turn), pending: [], resigned: null };
+  tree = lineTree(link.moves);
+  settings.mode = 'analysis';
+  analyseAtOpen = true;
 }
 
 // The computer's turns and hints; and the analysis, which runs beside them.
@@ -154,6 +318,10 @@ function ensureBoard(info) {
   const [far, near] = flip ? ['side-south', 'side-north'] : ['side-north', 'side-south'];
   $('board-scroll').before($(far));
   $('board-scroll').after($(near));
+  $(far).dataset.place = 'far';
+  $(near).dataset.place = 'near';
+  // The side bars' CSS aligns them with the board's columns in portrait.
+  root.style.setProperty('--board-max', board.element.style.maxWidth);
   board.setSpeed($('speed').value);
   board.onClick = onHole;
   board.onSound = (kind, ms) => sound.play(kind, ms);
@@ -162,7 +330,7 @@ function ensureBoard(info) {
 }
 
 const humanToDecide = () =>
-  state && !state.outcome && (settings.mode === 'two' || pageSide(state.to_move) === settings.human);
+  state && !state.outcome && (settings.mode !== 'ai' || pageSide(state.to_move) === settings.human);
 
 /** The holes a person may pick next in the bonus, in any order. */
 function pickTargets() {
@@ -274,45 +442,12 @@ function render() {
     banner.hidden = true;
   }
 
-  // Move list in RULES.md notation.
-  const list = $('moves');
-  list.innerHTML = '';
-  // Turns undone (the redo list) follow greyed: a click on any turn shows the game after it.
-  const tokens = [...state.moves, ...[...redo].reverse()];
-  const partial = state.partial && state.pending.length ? state.partial : null;
-  let li = null;
-  let number = 1;
-  tokens.forEach((t, i) => {
-    const side = moverOf(t);
-    if (!li || side === 'South') {
-      li = document.createElement('li');
-      li.value = number;
-      if (i === 0 && side === 'North') li.append(document.createTextNode('… '));
-      list.append(li);
-    }
-    const span = document.createElement('button');
-    span.type = 'button';
-    span.className = `move${i >= state.moves.length ? ' future' : ''}${i === state.moves.length - 1 ? ' current' : ''}`;
-    span.textContent = t;
-    span.dataset.ply = String(i + 1);
-    span.disabled = busy;
-    if (i === state.moves.length - 1) span.setAttribute('aria-current', 'step');
-    span.addEventListener('click', () => goTo(i + 1));
-    li.append(span, document.createTextNode(' '));
-    if (side === 'North') number += 1;
-  });
-  if (partial) {
-    const span = document.createElement('span');
-    span.className = 'move partial';
-    span.textContent = `${partial}…`;
-    (li || list.appendChild(document.createElement('li'))).append(span);
-  }
-  list.parentElement.scrollTop = list.parentElement.scrollHeight;
+  renderMoves();
 
   $('position-text').textContent = state.position;
   $('btn-undo').disabled = !(game.moves.length || game.pending.length || game.resigned);
-  $('btn-redo').disabled = !redo.length;
-  $('btn-resign').disabled = !!state.outcome || !humanToDecide() || game.pending.length > 0;
+  $('btn-redo').disabled = !continuation().length;
+  $('btn-resign').disabled = !!state.outcome || !humanToDecide() || game.pending.length > 0 || settings.mode === 'analysis';
   $('btn-hint').disabled = !!state.outcome || !humanToDecide();
   $('btn-skip').disabled = !busy;
   $('btn-replay').disabled = busy || thinking || !state.moves.length || game.pending.length > 0;
@@ -322,12 +457,120 @@ function render() {
   $('human-side').value = $('human-side').dataset.chosen || (settings.human === 'South' ? 'S' : 'N');
   $('level').value = settings.level;
   document.querySelector('.ai-options').hidden = settings.mode !== 'ai';
+  $('play-on').hidden = settings.mode === 'ai';
+  $('btn-play-on').disabled = !!state.outcome || busy;
   root.dataset.phase = state.outcome ? 'over' : state.phase;
   root.dataset.toMove = pageSide(state.to_move);
   root.dataset.moves = String(state.moves.length);
   root.dataset.busy = busy || thinking ? 'true' : 'false';
+  root.dataset.mode = settings.mode;
   save();
-  if (!busy) updateAnalysis();
+  if (!busy) {
+    updateAddress();
+    updateAnalysis();
+  }
+}
+
+/** The number of the move a turn belongs to (South's and North's turn make one move). */
+function moveNumber(ply, side) {
+  const first = tree.kids.length ? moverOf(tree.kids[0].t) : side;
+  return first === 'South' ? Math.floor(ply / 2) + 1 : Math.floor((ply + 1) / 2) + 1;
+}
+
+/**
+ * The move list in RULES.md notation: the main line a move number a row, each variation in
+ * brackets after the turn it replaces, nested as deep as it goes. Every turn is a button
+ * that shows the position after it; turns not on the way to the position shown are grey.
+ */
+function renderMoves() {
+  const list = $('moves');
+  list.innerHTML = '';
+  const here = game.moves;
+  const button = (node, moves, main) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    const ply = moves.length - 1;
+    const on = ply < here.length && here[ply] === node.t && moves.every((t, i) => here[i] === t);
+    const current = on && ply === here.length - 1;
+    b.className = `move${on ? '' : ' future'}${current ? ' current' : ''}${main ? '' : ' variation-move'}`;
+    b.textContent = node.t;
+    if (main) b.dataset.ply = String(moves.length);
+    b.dataset.line = moves.join(' ');
+    b.disabled = busy;
+    if (current) b.setAttribute('aria-current', 'step');
+    b.addEventListener('click', () => goToMoves(moves));
+    return b;
+  };
+  const number = (ply, side) => document.createTextNode(`${moveNumber(ply, side)}${side === 'South' ? '.' : '…'} `);
+  // A variation: `first`, played after `moves` instead of the turn shown before it, and its line.
+  const variation = (moves, first) => {
+    const span = document.createElement('span');
+    span.className = 'variation';
+    span.append(document.createTextNode('('));
+    let parent = null;
+    let node = first;
+    let line = [...moves, first.t];
+    let numbered = false;
+    for (;;) {
+      const side = moverOf(node.t);
+      if (!numbered || side === 'South') span.append(number(line.length - 1, side));
+      numbered = true;
+      span.append(button(node, line, false));
+      // The first turn's alternatives are the caller's; later ones follow their turn.
+      for (const alt of parent ? parent.kids.slice(1) : []) {
+        span.append(document.createTextNode(' '), variation(line.slice(0, -1), alt));
+        numbered = false;
+      }
+      if (!node.kids.length) break;
+      span.append(document.createTextNode(' '));
+      parent = node;
+      node = node.kids[0];
+      line = [...line, node.t];
+    }
+    span.append(document.createTextNode(')'));
+    return span;
+  };
+  let li = null;
+  let node = tree;
+  let moves = [];
+  let afterVariation = false;
+  while (node.kids.length) {
+    const kid = node.kids[0];
+    const side = moverOf(kid.t);
+    moves = [...moves, kid.t];
+    if (!li || side === 'South') {
+      li = document.createElement('li');
+      li.value = moveNumber(moves.length - 1, side);
+      if (side === 'North') li.append(document.createTextNode('… '));
+      list.append(li);
+    } else if (afterVariation) {
+      li.append(document.createTextNode('… '));
+    }
+    li.append(button(kid, moves, true), document.createTextNode(' '));
+    afterVariation = node.kids.length > 1;
+    for (const alt of node.kids.slice(1)) li.append(variation(moves.slice(0, -1), alt), document.createTextNode(' '));
+    node = kid;
+  }
+  const partial = state.partial && state.pending.length ? state.partial : null;
+  if (partial) {
+    const span = document.createElement('span');
+    span.className = 'move partial';
+    span.textContent = `${partial}…`;
+    (li || list.appendChild(document.createElement('li'))).append(span);
+  }
+  // The turn shown kept in view inside the list's panel (never scrolling the page).
+  const panel = list.parentElement;
+  const current = list.querySelector('.move.current');
+  if (current) {
+    const p = panel.getBoundingClientRect();
+    const c = current.getBoundingClientRect();
+    if (c.top < p.top) panel.scrollTop -= p.top - c.top;
+    else if (c.bottom > p.bottom) panel.scrollTop += c.bottom - p.bottom;
+  } else if (!here.length) panel.scrollTop = 0;
+  // Back to the main line: shown while the position is off it.
+  const off = onMainLine(here) < here.length;
+  mainLineButton().hidden = !off;
+  mainLineButton().disabled = busy;
 }
 
 /** Who plays a side, as the side bars name it. */
@@ -427,7 +670,7 @@ async function load() {
     // A stored game that no longer loads: start afresh rather than show nothing.
     message(e.message, 'error');
     game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
-    redo = [];
+    tree = { kids: [] };
     state = await api('/api/game', gameBody());
   }
   render();
@@ -468,6 +711,9 @@ async function send(extra, finishBonus = false) {
     return;
   }
   if (next.moves.length === state.moves.length + 1) {
+    // A turn played from an earlier position branches: on the analysis board into a
+    // variation, in a game into the line now played (the old one stays as a variation).
+    addLine(next.moves, settings.mode !== 'analysis');
     // A turn completed: its events (this request's, plus any of its decisions sent before)
     // are learnt again from the engine when a part of the turn was sent earlier.
     lastTurn = game.pending.length
@@ -499,7 +745,6 @@ function keepFocus() {
 }
 
 function decide(decision) {
-  redo = [];
   hint = null;
   $('hint').textContent = '';
   message('');
@@ -515,7 +760,6 @@ function finishPicks() {
     decide('done');
     return;
   }
-  redo = [];
   hint = null;
   $('hint').textContent = '';
   message('');
@@ -585,46 +829,84 @@ function undo() {
   } else if (game.pending.length) {
     game.pending = [];
   } else {
+    // The turns taken back stay in the tree, to step forward again.
     while (game.moves.length) {
       const t = game.moves.pop();
-      redo.push(t);
       // Against the AI, go back to the last position where the person was to move.
-      if (settings.mode === 'two' || moverOf(t) === settings.human) break;
+      if (settings.mode !== 'ai' || moverOf(t) === settings.human) break;
     }
   }
   load();
 }
 
 function redoMove() {
-  if (busy || !redo.length) return;
+  const next = continuation();
+  if (busy || !next.length) return;
   cancelAi();
   game.pending = [];
-  game.moves.push(redo.pop());
-  while (settings.mode === 'ai' && redo.length && moverOf(redo[redo.length - 1]) !== settings.human) {
-    game.moves.push(redo.pop());
-  }
+  game.moves.push(next.shift());
+  while (settings.mode === 'ai' && next.length && moverOf(next[0]) !== settings.human) game.moves.push(next.shift());
   load();
 }
 
-/** Shows the game after its first `count` turns (a click in the move list); the later turns
- * stay in the redo list. Against the computer, a position where it is to move goes on to
- * the person's next turn, as undo does. */
-function goTo(count) {
-  if (busy) return;
-  const all = [...game.moves, ...[...redo].reverse()];
-  let k = Math.max(0, Math.min(count, all.length));
-  if (settings.mode === 'ai') while (k < all.length && moverOf(all[k]) !== settings.human) k++;
-  if (k === game.moves.length && !game.pending.length && !picks.length) return;
+/**
+ * Shows the position after `moves`, a line of the tree (a click in the move list, a key).
+ * Against the computer, a position where it is to move goes on along the line to the
+ * person's next turn, as undo does.
+ */
+function goToMoves(moves) {
+  if (busy || !nodeAt(moves)) return;
+  const at = [...moves];
+  if (settings.mode === 'ai') {
+    const next = continuation(at);
+    while (next.length && moverOf(next[0]) !== settings.human) at.push(next.shift());
+  }
+  if (at.join(' ') === game.moves.join(' ') && !game.pending.length && !picks.length) return;
   cancelAi();
   hint = null;
   $('hint').textContent = '';
   message('');
-  game.moves = all.slice(0, k);
+  game.moves = at;
   game.pending = [];
   picks = [];
-  if (k < all.length) game.resigned = null;
-  redo = all.slice(k).reverse();
+  game.resigned = null;
   load();
+}
+
+/** The move list's keys: one turn back or on along the line, its start or its end. */
+function stepBack() {
+  if (game.pending.length || picks.length || game.resigned) undo();
+  else if (game.moves.length) {
+    if (settings.mode === 'ai') undo();
+    else goToMoves(game.moves.slice(0, -1));
+  }
+}
+
+function stepOn() {
+  const next = continuation();
+  if (next.length) goToMoves([...game.moves, next[0]]);
+}
+
+/** Back to the main line, where the line shown left it. */
+function toMainLine() {
+  goToMoves(game.moves.slice(0, onMainLine(game.moves)));
+}
+
+function mainLineButton() {
+  let b = $('btn-main-line');
+  if (b) return b;
+  b = document.createElement('button');
+  b.type = 'button';
+  b.id = 'btn-main-line';
+  b.hidden = true;
+  b.textContent = words.main_line;
+  b.addEventListener('click', toMainLine);
+  const help = document.createElement('p');
+  help.className = 'keys-help';
+  help.id = 'moves-keys';
+  help.textContent = words.moves_keys;
+  $('moves').after(b, help);
+  return b;
 }
 
 function newGame(start = game.start) {
@@ -636,7 +918,7 @@ function newGame(start = game.start) {
   if (chosen) settings.human = chosen === 'N' ? 'North' : 'South';
   delete $('human-side').dataset.chosen;
   game = { start, moves: [], pending: [], resigned: null };
-  redo = [];
+  tree = { kids: [] };
   hint = null;
   $('hint').textContent = '';
   message('');
@@ -691,12 +973,43 @@ async function loadRecord(file) {
     cancelAi();
     generation++;
     game = { start: st.start, moves: st.moves, pending: [], resigned: st.resigned || null };
-    redo = [];
+    tree = lineTree(st.moves);
     // Watch or continue the loaded game as two people; the settings can switch to the AI.
     message(`${words.record_loaded}: ${st.moves.length}`, 'ok');
     load();
   } catch (e) {
     message(e.message, 'error');
+  }
+}
+
+/** "Copy link": the address of the position shown (the address bar holds the same). */
+function copyLinkButton() {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.id = 'btn-copy-link';
+  b.textContent = words.copy_link;
+  b.addEventListener('click', copyLink);
+  $('btn-copy').after(b);
+  const line = document.createElement('p');
+  line.className = 'position-line link-line';
+  line.innerHTML = '<code id="link-text"></code>';
+  $('position-text').parentElement.after(line);
+}
+
+async function copyLink() {
+  const url = linkHere();
+  $('link-text').textContent = url;
+  try {
+    await navigator.clipboard.writeText(url);
+    message(words.link_copied, 'ok');
+  } catch (_) {
+    // No clipboard permission: select the link so that it can be copied by hand.
+    const r = document.createRange();
+    r.selectNodeContents($('link-text'));
+    const s = getSelection();
+    s.removeAllRanges();
+    s.addRange(r);
+    message(words.copy_link_by_hand, 'ok');
   }
 }
 
@@ -825,32 +1138,35 @@ async function applyEditor() {
 
 let analysing = false;
 let analysisKey = '';
+// The lines shown, for a click on one of them.
+let analysisShown = null;
 
 /** The analysis panel, made here so that the page's markup stays the server's. */
 function analysisPanel() {
   let panel = $('analysis');
   if (panel) return panel;
-  panel = document.createElement('section');
-  panel.className = 'panel analysis';
-  panel.id = 'analysis';
+  const make = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+  panel = make('section', { className: 'panel analysis', id: 'analysis' });
   panel.setAttribute('aria-labelledby', 'analysis-title');
-  const h = document.createElement('h2');
-  h.id = 'analysis-title';
-  h.textContent = words.analysis;
-  const toggle = document.createElement('button');
-  toggle.type = 'button';
-  toggle.id = 'btn-analyse';
+  const h = make('h2', { id: 'analysis-title', textContent: words.analysis });
+  const toggle = make('button', { type: 'button', id: 'btn-analyse', textContent: words.analyse });
   toggle.setAttribute('aria-pressed', 'false');
-  toggle.textContent = words.analyse;
   toggle.addEventListener('click', () => setAnalysing(!analysing));
-  const info = document.createElement('p');
-  info.id = 'analysis-info';
-  info.className = 'analysis-info';
+  const info = make('p', { id: 'analysis-info', className: 'analysis-info' });
   info.setAttribute('aria-live', 'polite');
-  const lines = document.createElement('ol');
-  lines.id = 'analysis-lines';
-  lines.className = 'analysis-lines';
-  panel.append(h, toggle, info, lines);
+  // Which way the scores point, said once above the lines.
+  const view = make('p', { id: 'analysis-view', className: 'analysis-view', textContent: words.analysis_view, hidden: true });
+  const lines = make('ol', { id: 'analysis-lines', className: 'analysis-lines' });
+  // Play on against the computer from the position shown, as the side chosen.
+  const on = make('div', { className: 'play-on', id: 'play-on' });
+  const side = make('select', { id: 'play-on-side' });
+  side.append(make('option', { value: 'S', textContent: words.south }), make('option', { value: 'N', textContent: words.north }));
+  const label = make('label', { textContent: `${words.you_play} ` });
+  label.append(side);
+  const go = make('button', { type: 'button', id: 'btn-play-on', textContent: words.play_on });
+  go.addEventListener('click', () => playOn(side.value === 'N' ? 'North' : 'South'));
+  on.append(label, go);
+  panel.append(h, toggle, info, view, lines, on);
   document.querySelector('.panel.actions').after(panel);
   return panel;
 }
@@ -858,9 +1174,11 @@ function analysisPanel() {
 function setAnalysing(on) {
   analysing = on;
   analysisKey = '';
+  analysisShown = null;
   analysisSearcher.stop();
   $('btn-analyse').setAttribute('aria-pressed', String(on));
   $('btn-analyse').textContent = on ? words.analyse_stop : words.analyse;
+  $('analysis-view').hidden = !on;
   if (!on) {
     $('analysis-info').textContent = '';
     $('analysis-lines').innerHTML = '';
@@ -882,21 +1200,82 @@ function southScore(line, toMove) {
 function showAnalysis(a, done) {
   const list = $('analysis-lines');
   list.innerHTML = '';
-  for (const line of a.lines) {
+  analysisShown = { moves: [...game.moves], lines: a.lines };
+  a.lines.forEach((line, i) => {
     const li = document.createElement('li');
-    const score = document.createElement('strong');
+    li.className = 'analysis-line';
+    li.dataset.line = String(i);
+    // The score plays the whole line on the board; a turn of it, the line up to that turn.
+    const score = document.createElement('button');
+    score.type = 'button';
     score.className = 'score';
     score.textContent = southScore(line, a.to_move);
+    score.title = words.play_line;
+    score.addEventListener('click', () => playLine(i, line.pv.length));
+    const depth = document.createElement('span');
+    depth.className = 'line-depth';
+    depth.textContent = fill(words.analysis_line_depth, { depth: a.depth });
     const pv = document.createElement('span');
     pv.className = 'pv';
-    pv.textContent = line.pv.join(' ');
-    li.append(score, document.createTextNode(' '), pv);
+    line.pv.forEach((t, k) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'pv-move';
+      b.textContent = t;
+      b.addEventListener('click', () => playLine(i, k + 1));
+      pv.append(b, document.createTextNode(' '));
+    });
+    li.append(score, document.createTextNode(' '), depth, document.createTextNode(' '), pv);
     list.append(li);
-  }
+  });
   const nps = a.ms > 0 ? Math.round((a.nodes * 1000) / a.ms) : 0;
   $('analysis-info').textContent = fill(words.analysis_depth, { depth: a.depth, nodes: a.nodes, nps });
   root.dataset.analysis = done ? 'done' : 'running';
   root.dataset.analysisDepth = String(a.depth);
+  root.dataset.analysisLines = String(a.lines.length);
+}
+
+/**
+ * Plays the first `count` turns of an analysis line from the position it was made for, as a
+ * variation in the tree. Against the computer this turns the page into the analysis board,
+ * so that the computer does not answer turns that are only being looked at.
+ */
+async function playLine(i, count) {
+  const shown = analysisShown;
+  if (!shown || busy || shown.moves.join(' ') !== game.moves.join(' ')) return;
+  const moves = [...shown.moves, ...shown.lines[i].pv.slice(0, count)];
+  try {
+    // Checked before the tree takes it: a line that does not replay changes nothing.
+    await api('/api/game', { start: game.start, moves });
+  } catch (e) {
+    message(e.message, 'error');
+    return;
+  }
+  if (settings.mode === 'ai') {
+    setMode('analysis');
+    message(words.now_analysis_board, 'ok');
+  }
+  addLine(moves);
+  goToMoves(moves);
+}
+
+/**
+ * Continues a real game against the computer from the position shown, the person playing
+ * `side`. The game keeps its turns so far; the other lines are dropped (it is a game now).
+ */
+function playOn(side) {
+  if (busy) return;
+  settings.human = side;
+  delete $('human-side').dataset.chosen;
+  tree = lineTree(game.moves);
+  game.pending = [];
+  game.resigned = null;
+  picks = [];
+  generation++;
+  setMode('ai');
+  if (analysing) setAnalysing(false);
+  message(fill(words.played_on, { side: sideWord(side) }), 'ok');
+  load();
 }
 
 /** Analyses the position after the last complete turn, again whenever it changes. */
@@ -905,8 +1284,10 @@ function updateAnalysis() {
   const key = JSON.stringify([game.start, game.moves, game.resigned]);
   if (key === analysisKey) return;
   analysisKey = key;
+  analysisShown = null;
   analysisSearcher.stop();
   $('analysis-lines').innerHTML = '';
+  root.dataset.analysisLines = '0';
   if (state.outcome) {
     $('analysis-info').textContent = words.analysis_over;
     root.dataset.analysis = 'done';
@@ -914,7 +1295,9 @@ function updateAnalysis() {
   }
   $('analysis-info').textContent = words.thinking;
   root.dataset.analysis = 'running';
-  const body = { start: game.start, moves: [...game.moves], lines: 3, time_ms: 30000 };
+  // A page (or a test) may ask for a smaller budget with `analyse_ms` in the address.
+  const ms = Number(params.get('analyse_ms')) || 30000;
+  const body = { start: game.start, moves: [...game.moves], lines: 3, time_ms: ms };
   analysisSearcher
     .run('analyse', body, (a) => key === analysisKey && showAnalysis(a, false))
     .then((a) => key === analysisKey && showAnalysis(a, true))
@@ -924,6 +1307,30 @@ function updateAnalysis() {
 }
 
 analysisPanel();
+
+// ---- Modes -----------------------------------------------------------------------
+
+/** The analysis board is a third choice beside the two kinds of game. */
+function analysisModeChoice() {
+  if (document.querySelector('input[name=mode][value=analysis]')) return;
+  const label = document.createElement('label');
+  label.className = 'check';
+  const input = document.createElement('input');
+  input.type = 'radio';
+  input.name = 'mode';
+  input.value = 'analysis';
+  label.append(input, document.createTextNode(` ${words.mode_analysis}`));
+  const two = document.querySelector('input[name=mode][value=two]').closest('label');
+  two.after(label);
+}
+analysisModeChoice();
+
+function setMode(mode) {
+  settings.mode = mode;
+  cancelAi();
+  // The analysis board analyses from the start; leaving it, the analysis stays as chosen.
+  if (mode === 'analysis' && !analysing) setAnalysing(true);
+}
 
 // ---- Sound ---------------------------------------------------------------------
 
@@ -1002,6 +1409,7 @@ $('btn-hint').addEventListener('click', showHint);
 $('btn-resign').addEventListener('click', resign);
 $('btn-download').addEventListener('click', download);
 $('btn-copy').addEventListener('click', copyPosition);
+copyLinkButton();
 $('btn-editor').addEventListener('click', openEditor);
 $('btn-skip').addEventListener('click', () => board && board.skip());
 $('btn-replay').addEventListener('click', replayLast);
@@ -1031,8 +1439,7 @@ $('labels').addEventListener('change', (e) => {
 });
 for (const input of document.querySelectorAll('input[name=mode]')) {
   input.addEventListener('change', () => {
-    settings.mode = input.value;
-    cancelAi();
+    setMode(input.value);
     render();
     maybeAi();
   });
@@ -1046,6 +1453,12 @@ $('level').addEventListener('change', (e) => {
   settings.level = e.target.value;
   save();
 });
+const moveKeys = {
+  ArrowLeft: stepBack,
+  ArrowRight: stepOn,
+  Home: () => goToMoves([]),
+  End: () => goToMoves([...game.moves, ...continuation()]),
+};
 document.addEventListener('keydown', (e) => {
   if (e.target.closest && e.target.closest('input, textarea, select, dialog')) return;
   if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
@@ -1056,9 +1469,19 @@ document.addEventListener('keydown', (e) => {
     redoMove();
   } else if (e.key === 'Escape' && busy) {
     board.skip();
+  } else if (!e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey && !e.defaultPrevented && moveKeys[e.key]) {
+    // The move list's keys work anywhere on the page but on the board, whose arrows move
+    // between its holes while one of them has the focus (Tab or a click elsewhere leaves it).
+    if (e.target.closest && e.target.closest('#board')) return;
+    e.preventDefault();
+    moveKeys[e.key]();
   }
 });
 
 $('speed').value = localStorage.getItem('matombo-speed') ?? '2';
 $('labels').checked = localStorage.getItem('matombo-labels') === '1';
-load();
+const link = linkLine();
+if (link) await openLink(link);
+mainLineButton();
+await load();
+if (analyseAtOpen || settings.mode === 'analysis') setAnalysing(true);
