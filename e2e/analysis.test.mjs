@@ -197,7 +197,7 @@ test('a branch from an earlier turn becomes a variation; back to the main line; 
   await key(page, 'ArrowRight');
   assert(JSON.stringify(await played(page)) === JSON.stringify(main.slice(0, 2)), 'on along the main line');
   // A click on the variation's turn goes back into it.
-  await page.click(`#moves .variation button.move >> text=${variationLine[2]}`);
+  await page.click(`#moves .variation button.move[data-line="${variationLine.join(' ')}"]`);
   await idle(page);
   assert(JSON.stringify(await played(page)) === JSON.stringify(variationLine), 'into the variation by a click');
   assert(!page.errors.length, page.errors.join('\n'));
