@@ -183,6 +183,7 @@ test('a branch from an earlier turn becomes a variation; back to the main line; 
   const variationLine = await played(page);
   assert(variationLine[1].startsWith(other), `the variation starts with ${other}: ${variationLine}`);
   await page.screenshot({ path: join(out, 'analysis-variation.png') });
+  await page.locator('.moves-panel').screenshot({ path: join(out, 'analysis-variation-move-list.png') });
   // Its address holds the variation's line.
   const url = new URL(page.url());
   assert(url.searchParams.get('moves') === variationLine.join(','), `the address: ${url.search}`);
@@ -269,6 +270,18 @@ test('play on against the computer from a position of the analysis board', async
   assert((await page.$eval('#side-south', (b) => b.dataset.name)) === 'You', 'the person plays South');
   assert((await page.locator('#moves button.move.future').count()) === 0, 'one line: the game');
   assert(await page.isHidden('#play-on'), 'no play-on in a game');
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('the analysis board on a phone: the lines below the turned board', async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=analysis&analyse_ms=1500', { viewport: PHONE });
+  await analysed(page, 3, 1);
+  await playTurn(page);
+  await analysed(page, 3, 1);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert(width <= PHONE.width, `no sideways scrolling (${width})`);
+  await page.screenshot({ path: join(out, 'analysis-phone.png'), fullPage: true });
   assert(!page.errors.length, page.errors.join('\n'));
   await page.context().close();
 });

@@ -1138,6 +1138,8 @@ async function applyEditor() {
 
 let analysing = false;
 let analysisKey = '';
+// The turns of an analysis line shown.
+const PV_SHOWN = 10;
 // The lines shown, for a click on one of them.
 let analysisShown = null;
 
@@ -1217,7 +1219,8 @@ function showAnalysis(a, done) {
     depth.textContent = fill(words.analysis_line_depth, { depth: a.depth });
     const pv = document.createElement('span');
     pv.className = 'pv';
-    line.pv.forEach((t, k) => {
+    // Long lines are cut after PV_SHOWN turns (the score still plays them whole).
+    line.pv.slice(0, PV_SHOWN).forEach((t, k) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.className = 'pv-move';
@@ -1225,6 +1228,7 @@ function showAnalysis(a, done) {
       b.addEventListener('click', () => playLine(i, k + 1));
       pv.append(b, document.createTextNode(' '));
     });
+    if (line.pv.length > PV_SHOWN) pv.append(document.createTextNode('…'));
     li.append(score, document.createTextNode(' '), depth, document.createTextNode(' '), pv);
     list.append(li);
   });
