@@ -186,7 +186,7 @@ test('a branch from an earlier turn becomes a variation; back to the main line; 
   await page.locator('.moves-panel').screenshot({ path: join(out, 'analysis-variation-move-list.png') });
   // Its address holds the variation's line.
   const url = new URL(page.url());
-  assert(url.searchParams.get('moves') === variationLine.join(','), `the address: ${url.search}`);
+  assert(url.searchParams.get('moves') === variationLine.join(' '), `the address: ${url.search}`);
   assert(url.searchParams.get('turn') === '3', 'the turn looked at');
 
   // Back to the main line, where the variation left it; Right goes on along the main line.
@@ -214,7 +214,7 @@ test('a shared link opens at its turn, with its start and its line; Copy link gi
   await page0.context().close();
   const start = (await api('/api/game', { start: 'tsoro:8', moves: pre })).position;
   // Three turns from there, from the engine's analysis of that start.
-  const page1 = await open(browser, `/play?start=${encodeURIComponent(start)}&mode=analysis&analyse_ms=300`);
+  const page1 = await open(browser, `/play?position=${encodeURIComponent(start)}&mode=analysis&analyse_ms=300`);
   for (let i = 0; i < 3; i++) await playTurn(page1);
   const line = await played(page1);
   assert((await position(page1)) !== start, 'played on');
@@ -222,12 +222,14 @@ test('a shared link opens at its turn, with its start and its line; Copy link gi
   await page1.click('#btn-copy-link');
   const copied = await page1.textContent('#link-text');
   assert(copied === page1.url(), `the link is the address: ${copied} / ${page1.url()}`);
-  assert(new URL(copied).searchParams.get('start') === start, 'a non-standard start is in the link');
+  assert(new URL(copied).searchParams.get('position') === start && !new URL(copied).searchParams.has('ruleset'), 'a non-standard start is in the link');
   await page1.context().close();
 
   // Opened elsewhere (a fresh browser context) at turn 1 of the three.
   const link = new URL(copied);
   link.searchParams.set('turn', '1');
+  // In Finnish: the language stays in the address as the board moves.
+  link.searchParams.set('lang', 'fi');
   const page = await open(browser, `${link.pathname}${link.search}&analyse_ms=300`);
   assert((await moveCount(page)) === 1, 'at turn 1');
   const engine = await api('/api/game', { start, moves: line.slice(0, 1) });
@@ -238,17 +240,20 @@ test('a shared link opens at its turn, with its start and its line; Copy link gi
   await key(page, 'End');
   assert((await moveCount(page)) === 3, 'End: the line’s last turn');
   assert(new URL(page.url()).searchParams.get('turn') === '3', 'the address follows');
+  assert(new URL(page.url()).searchParams.get('lang') === 'fi', 'the language kept in the address');
   // A reload keeps the tab's board at the address's turn.
   await page.reload();
   await idle(page);
   assert((await moveCount(page)) === 3, 'reloaded at the same turn');
+  assert((await page.getAttribute('html', 'lang')) === 'fi', 'and in the same language');
   assert(!page.errors.length, page.errors.join('\n'));
   await page.context().close();
 
   // A standard start's link carries no start; a link that cannot be played is refused.
   const plain = await open(browser, `/play?ruleset=tsoro:8&moves=${pre.map(encodeURIComponent).join(',')}&turn=1`);
   assert((await moveCount(plain)) === 1, 'a standard start link');
-  assert(!new URL(plain.url()).searchParams.has('start'), `no start in ${plain.url()}`);
+  assert(!new URL(plain.url()).searchParams.has('position'), `no position in ${plain.url()}`);
+  assert(new URL(plain.url()).searchParams.get('moves') === pre.join(' '), `the moves written with spaces: ${plain.url()}`);
   await plain.context().close();
   const bad = await open(browser, '/play?ruleset=tsoro:8&moves=B1,Z9&turn=2');
   assert((await moveCount(bad)) === 0, 'a bad link starts afresh');

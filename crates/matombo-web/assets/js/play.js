@@ -173,24 +173,22 @@ function onMainLine(moves) {
 // ---- Shareable links ---------------------------------------------------------------
 
 /**
- * The line a shared link carries: `?ruleset=R&start=POS&moves=T1,T2,…&turn=N` shows the
- * position after the first N turns of the line (N defaults to all of them). `start` is
- * there only for a start that is not the ruleset's standard one (adoptAddress reads it).
+ * The line a shared link carries, in the links the review page writes too (docs/review.md,
+ * "Links"): `ruleset=R` for the standard start or `position=POS` for another (adoptAddress
+ * reads them), `moves=T1 T2 …` (tokens separated by spaces, or commas), `turn=N` the
+ * position after the first N turns (default 0), `resigned=S|N` after the last turn.
  */
 function linkLine() {
   const m = params.get('moves');
-  if (!m) return null;
-  // A '+' typed into an address reads as a space; tokens hold no spaces, so it was a '+'.
-  const moves = m
-    .split(',')
-    .map((t) => t.replace(/ /g, '+').trim())
-    .filter(Boolean);
+  if (!m || !m.trim()) return null;
+  const moves = m.split(/[\s,]+/).filter(Boolean);
   const asked = Number.parseInt(params.get('turn') ?? '', 10);
-  const turn = Number.isFinite(asked) ? Math.max(0, Math.min(asked, moves.length)) : moves.length;
-  return { moves, turn };
+  const turn = Number.isFinite(asked) ? Math.max(0, Math.min(asked, moves.length)) : 0;
+  const r = params.get('resigned');
+  return { moves, turn, resigned: r === 'S' || r === 'N' ? r : null };
 }
 
-// The standard start of each ruleset seen, to leave `start` out of the links that need none.
+// The standard start of each ruleset seen, to write `ruleset` rather than `position`.
 const standardStarts = new Map();
 
 function standardStart(name) {
@@ -206,24 +204,21 @@ function standardStart(name) {
   return standardStarts.get(name);
 }
 
-/** A query value kept readable: the notation's `:`, `/`, `,`, `=` and `*` stay as they are. */
-const linkValue = (v) =>
-  encodeURIComponent(v)
-    .replace(/%3A/gi, ':')
-    .replace(/%2F/gi, '/')
-    .replace(/%2C/gi, ',')
-    .replace(/%3D/gi, '=')
-    .replace(/%20/g, '+');
-
-/** The address of the position shown: the ruleset, the start, the line and the turn looked at. */
+/** The address of the position shown: the start, the line shown and the turn looked at. */
 function linkHere() {
+  const q = new URLSearchParams();
   const name = state.ruleset.name;
-  let q = `ruleset=${linkValue(name)}`;
-  if (standardStart(name) !== game.start) q += `&start=${linkValue(game.start)}`;
+  if (standardStart(name) === game.start) q.set('ruleset', name);
+  else q.set('position', game.start);
+  // The line shown (a variation if one is looked at), to its end; other lines are left out.
   const line = [...game.moves, ...continuation()];
-  if (line.length) q += `&moves=${line.map(linkValue).join(',')}&turn=${game.moves.length}`;
-  // The analysis budget asked for (tests ask for a small one) stays with the page.
-  if (params.get('analyse_ms')) q += `&analyse_ms=${linkValue(params.get('analyse_ms'))}`;
+  if (line.length) {
+    q.set('moves', line.join(' '));
+    q.set('turn', String(game.moves.length));
+  }
+  if (game.resigned && !continuation().length) q.set('resigned', game.resigned);
+  // The page's language, and the analysis budget asked for (tests ask for a small one).
+  for (const keep of ['lang', 'analyse_ms']) if (params.get(keep)) q.set(keep, params.get(keep));
   return `${location.origin}${location.pathname}?${q}`;
 }
 
@@ -256,7 +251,8 @@ async function openLink(link) {
     tree = { kids: [] };
     return;
   }
-  game = { start: root.dataset.start, moves: link.moves.slice(0, link.turn), pending: [], resigned: null };
+  const end = link.turn === link.moves.length;
+  game = { start: root.dataset.start, moves: link.moves.slice(0, link.turn), pending: [], resigned: end ? link.resigned : null };
   tree = lineTree(link.moves);
   settings.mode = 'analysis';
   analyseAtOpen = true;
