@@ -291,6 +291,29 @@ test('the analysis board on a phone: the lines below the turned board', async (b
   await page.context().close();
 });
 
+test("the editor's position is analysed on the analysis board", async (browser) => {
+  const page = await open(browser, '/play?ruleset=tsoro:8&mode=analysis&analyse_ms=800');
+  await analysed(page, 3, 1);
+  // A position two turns in, typed into the editor.
+  await playTurn(page);
+  await playTurn(page);
+  const pos = await position(page);
+  await page.click('#btn-new');
+  await idle(page);
+  await page.click('#btn-editor');
+  await page.fill('#editor-text', pos);
+  await page.click('#editor-apply');
+  await idle(page);
+  assert((await position(page)) === pos && (await moveCount(page)) === 0, 'the edited start');
+  await analysed(page, 3, 1);
+  const first = await page.$$eval('#analysis-lines li .pv-move:first-child', (bs) => bs.map((b) => b.textContent));
+  // The lines are the edited position's: each first turn is legal there.
+  for (const t of first) await api('/api/game', { start: pos, moves: [t] });
+  assert(new URL(page.url()).searchParams.get('position') === pos, 'the link holds the edited start');
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
 // ---- Phone: side bars at the board's ends, the wood lit from the top ----------------------
 
 /** The bounding boxes of the board, its side bars and the holes of each column. */
