@@ -675,14 +675,13 @@ pub fn review_html(t: Target, lang: &str) -> String {
 <div class="board-scroll"><div class="board-host" id="board"></div></div>
 <div class="side-bar south" id="side-south"></div>
 <div class="review-nav" role="group" aria-label="{moves}">
-<button type="button" id="btn-first" aria-label="{first}">⏮</button>
-<button type="button" id="btn-prev" aria-label="{previous}" aria-keyshortcuts="ArrowLeft">◀</button>
+<button type="button" id="btn-first" aria-label="{first}">«</button>
+<button type="button" id="btn-prev" aria-label="{previous}" aria-keyshortcuts="ArrowLeft">‹</button>
 <span id="turn-label" class="turn-label" aria-live="polite"></span>
-<button type="button" id="btn-next" aria-label="{next}" aria-keyshortcuts="ArrowRight">▶</button>
-<button type="button" id="btn-last" aria-label="{last}">⏭</button>
+<button type="button" id="btn-next" aria-label="{next}" aria-keyshortcuts="ArrowRight">›</button>
+<button type="button" id="btn-last" aria-label="{last}">»</button>
 </div>
 <div class="turn-info panel" id="turn-info" aria-live="polite"></div>
-<p class="legend"><span class="key played"></span>{played_turn} <span class="key best"></span>{best_turn}</p>
 </div>
 <aside class="side-panel">
 <section class="panel graph-panel" aria-labelledby="graph-title">
@@ -727,8 +726,6 @@ pub fn review_html(t: Target, lang: &str) -> String {
         previous = w("nav_previous"),
         next = w("nav_next"),
         last = w("nav_last"),
-        played_turn = w("played_turn"),
-        best_turn = w("best_turn"),
         evaluation = w("evaluation"),
         summary = w("review_summary"),
         download = w("download_annotated"),

@@ -456,7 +456,7 @@ async function renderMarks(at) {
 }
 
 // The graph: positions 0..T left to right, South's clipped score up (docs/review.md).
-const G = { w: 640, h: 220, left: 40, right: 10, top: 12, bottom: 14 };
+const G = { w: 400, h: 170, left: 30, right: 8, top: 10, bottom: 10 };
 const xOf = (i) => G.left + (i * (G.w - G.left - G.right)) / Math.max(1, game.moves.length);
 
 function svg(name, attrs, parent) {
@@ -515,7 +515,7 @@ function renderGraph() {
       {
         cx: xOf(j).toFixed(1),
         cy: yOf(values[j]).toFixed(1),
-        r: t.class ? 5 : 3,
+        r: t.class ? 4 : 2.5,
         class: `graph-point${t.class ? ` ${t.class}` : ''}${proven ? ' proven' : ''}`,
         'data-turn': String(j),
       },
@@ -537,32 +537,37 @@ function graphClick(e) {
   go(Math.round((x - G.left) / step));
 }
 
+/** The figures of each side, one row a figure (narrow enough for the side panel). */
 function renderSummary() {
   const table = $('summary');
   table.textContent = '';
   const head = table.insertRow();
-  for (const h of ['', words.accuracy, words.class_inaccuracy_plural, words.class_mistake_plural, words.class_blunder_plural, words.average_loss]) {
+  for (const h of ['', words.south, words.north]) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = h;
     head.append(th);
   }
-  for (const side of ['south', 'north']) {
-    const s = answer && answer[side];
+  const figures = [
+    ['accuracy', words.accuracy, (s) => (s.accuracy == null ? '–' : `${s.accuracy.toFixed(1)}%`)],
+    ['inaccuracies', words.class_inaccuracy_plural, (s) => s.inaccuracies],
+    ['mistakes', words.class_mistake_plural, (s) => s.mistakes],
+    ['blunders', words.class_blunder_plural, (s) => s.blunders],
+    ['average_loss', words.average_loss, (s) => (s.average_loss == null ? '–' : stones(s.average_loss))],
+  ];
+  for (const [key, name, value] of figures) {
     const row = table.insertRow();
-    row.dataset.side = side;
+    row.dataset.key = key;
     const th = document.createElement('th');
     th.scope = 'row';
-    th.textContent = sideWord(side);
+    th.textContent = name;
     row.append(th);
-    const cells = s
-      ? [s.accuracy == null ? '–' : `${s.accuracy.toFixed(1)}%`, s.inaccuracies, s.mistakes, s.blunders, s.average_loss == null ? '–' : stones(s.average_loss)]
-      : ['–', '–', '–', '–', '–'];
-    cells.forEach((v, k) => {
+    for (const side of ['south', 'north']) {
       const td = row.insertCell();
-      td.textContent = String(v);
-      td.dataset.key = ['accuracy', 'inaccuracies', 'mistakes', 'blunders', 'average_loss'][k];
-    });
+      td.dataset.key = key;
+      td.dataset.side = side;
+      td.textContent = answer ? String(value(answer[side])) : '–';
+    }
   }
   const th = answer ? answer.thresholds : { inaccuracy: 100, mistake: 300, blunder: 600 };
   $('thresholds').textContent = fill(words.review_thresholds, {
