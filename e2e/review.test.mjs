@@ -2,11 +2,18 @@
 // engine (small node budgets, so that it is quick) shows one graph point per turn, a click
 // on a point or the arrow keys move the board to that position, a shared link opens at its
 // turn, the board page's "Review game" link carries the game, Stop keeps what was scored,
-// and a bad record or link is refused with a clear error. Screenshots at 1280x800 and
-// 390x844 go to e2e/out/review-*.png.
-// Usage: node review.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
-import { join } from 'node:path';
+// a bad record or link is refused with a clear error, and the page reviews offline once
+// visited. Screenshots at 1280x800 and 390x844 go to e2e/out/review-*.png.
+// Usage: node review.test.mjs http://127.0.0.1:PORT/   (run.sh does this; the offline test
+// starts a server of its own, $MATOMBO_BIN)
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+
+const bin = process.env.MATOMBO_BIN || join(dirname(fileURLToPath(import.meta.url)), '..', 'target', 'release', 'matombo');
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -189,6 +196,42 @@ test('a bad record and a bad link are refused with a clear error', async (browse
   await page.waitForFunction(() => /nosuchgame/.test(document.getElementById('review-error').textContent));
   assert(page.errors.length === 0, `no page errors: ${page.errors}`);
   await page.context().close();
+});
+
+test('offline: after one visit the review page reviews a linked game with the server gone', async (browser) => {
+  const { moves } = await tsoro8();
+  // A server of this test's own, to stop.
+  const dir = mkdtempSync(join(tmpdir(), 'matombo-review-'));
+  const child = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.on('exit', (code) => reject(new Error(`the server exited (${code})`)));
+    child.stdout.on('data', (d) => {
+      buf += d;
+      if (buf.includes('\n')) resolve(buf.split('\n')[0].trim().replace(/\/$/, ''));
+    });
+  });
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${url}/`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+    const cached = await page.evaluate(async () => {
+      const keys = await (await caches.open((await caches.keys())[0])).keys();
+      return keys.map((k) => new URL(k.url).pathname);
+    });
+    assert(cached.includes('/review') && cached.some((p) => p.endsWith('/js/review.js')), `cached: ${cached.join(' ')}`);
+  } finally {
+    child.removeAllListeners('exit');
+    child.kill('SIGKILL');
+  }
+  await page.goto(url + link('tsoro:8', moves, '&turn=4'));
+  await reviewed(page);
+  assert(Number(await data(page, 'turn')) === 4, 'at turn 4');
+  assert((await page.$$('#graph circle.graph-point')).length === moves.length, 'one point per turn, offline');
+  await context.close();
 });
 
 const browser = await launchChromium();

@@ -403,7 +403,7 @@ function renderInfo(at) {
     if (t && t.loss != null) {
       p.append(` · ${t.class ? `${classWord(t.class)}, ` : ''}${fill(words.lost_stones, { n: stones(t.loss) })}`);
       if (t.class) p.classList.add(`class-${t.class}`);
-      if (t.best && t.best !== game.moves[at - 1]) p.append(` · ${fill(words.best_was, { move: t.best })}`);
+      if (t.loss > 0 && t.best && t.best !== game.moves[at - 1]) p.append(` · ${fill(words.best_was, { move: t.best })}`);
     }
   }
   if (at < game.moves.length) {
