@@ -149,6 +149,10 @@ test('a pasted record on a phone, and the shared link opening at its turn', asyn
   const want = await rowsAfter('tsoro:8', moves, 5);
   assert((await data(other, 'position')) === want.position, 'the link opens at turn 5');
   assert((await other.textContent('#turn-label')).includes(moves[4]), 'labelled with the fifth turn');
+  // The language switch keeps the game and the turn.
+  await other.click('nav.langs a[hreflang=fi]');
+  await other.waitForFunction(() => document.documentElement.lang === 'fi' && document.getElementById('review').dataset.turn === '5');
+  assert((await other.textContent('#review-title')) === 'Pelin analyysi', 'in Finnish');
   await reviewed(other);
   assert(Number(await data(other, 'turn')) === 5, 'still at turn 5 once reviewed');
   await other.context().close();

@@ -364,8 +364,18 @@ function show(at) {
       panel.scrollTop = top - panel.clientHeight / 2;
     }
   }
-  // The address follows the position looked at (replaced, not pushed: Back leaves the page).
-  history.replaceState(null, '', linkFor(at));
+  // The address follows the position looked at (replaced, not pushed: Back leaves the page),
+  // and so do the language links, which the server wrote without the game.
+  const here = linkFor(at);
+  history.replaceState(null, '', here);
+  for (const a of document.querySelectorAll('nav.langs a[hreflang]')) {
+    a.dataset.base ||= a.getAttribute('href');
+    const url = new URL(a.dataset.base, location.href);
+    const q = new URLSearchParams(here.split('?')[1]);
+    q.delete('lang');
+    if (url.searchParams.has('lang')) q.set('lang', url.searchParams.get('lang'));
+    a.href = `${url.pathname}?${q}`;
+  }
 }
 
 /** A line of tokens, each in its own <code>. */
