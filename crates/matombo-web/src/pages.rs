@@ -732,7 +732,15 @@ pub fn review_html(t: Target, lang: &str) -> String {
         copy_link = w("copy_link"),
         another = w("review_another"),
     );
-    page(t, lang, &format!("{} – matombo", word(lang, "review_title")), "review-page", ("review", ""), &main, "review.js")
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "review_title")),
+        "review-page",
+        ("review", ""),
+        &main,
+        "review.js",
+    )
 }
 
 /// The language list and words, for other pages (the online page) that want them.

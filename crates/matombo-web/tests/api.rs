@@ -325,7 +325,8 @@ async fn the_review_page_renders_in_every_language_and_the_board_links_to_it() {
     let words: Value = serde_json::from_str(include_str!("../assets/content/ui.json")).unwrap();
     for lang in ["en", "fi", "da", "bn"] {
         // The game is in the address; the page is the same for every game (its script reads it).
-        let (status, html) = call("GET", &format!("/review?ruleset=tsoro:8&moves=B2%3D&turn=1&lang={lang}"), None).await;
+        let (status, html) =
+            call("GET", &format!("/review?ruleset=tsoro:8&moves=B2%3D&turn=1&lang={lang}"), None).await;
         assert_eq!(status, StatusCode::OK, "{lang}");
         assert!(html.contains(&format!("<html lang=\"{lang}\">")));
         assert!(html.contains("/js/review.js\""), "{lang}: the page's module");
@@ -338,4 +339,3 @@ async fn the_review_page_renders_in_every_language_and_the_board_links_to_it() {
         assert!(play.contains(&format!("id=\"review-link\" href=\"/review?lang={lang}\"")), "{lang}: Review game");
     }
 }
-
