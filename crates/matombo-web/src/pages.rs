@@ -1,5 +1,5 @@
-//! The HTML pages: catalogue, rules, board and game review. Pages are assembled on the server from the
-//! translated content in `assets/content/`; the board itself is drawn by `board.js`.
+//! The HTML pages: catalogue, rules, board and game review. Pages are assembled on the server
+//! from the translated content in `assets/content/`; the board itself is drawn by `board.js`.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -653,8 +653,7 @@ pub fn review_html(t: Target, lang: &str) -> String {
 <div class="review-options">
 <label class="button" for="record-file">{load}</label>
 <input type="file" id="record-file" accept=".txt,.pgn,text/plain" class="sr-only">
-<label>{online_game} <input type="text" id="online-id" inputmode="text" autocomplete="off" spellcheck="false"></label>
-<label>{budget} <select id="budget">{budgets}</select></label>
+{online}<label>{budget} <select id="budget">{budgets}</select></label>
 <button type="button" id="btn-review" class="primary">{review}</button>
 </div>
 <p id="review-error" class="error-text" role="alert"></p>
@@ -715,7 +714,14 @@ pub fn review_html(t: Target, lang: &str) -> String {
         intro = w("review_intro"),
         paste_record = w("paste_record"),
         load = w("load_record"),
-        online_game = w("online_game"),
+        // Online games are the server's: a static site has none to fetch.
+        online = match t {
+            Target::Server => format!(
+                "<label>{} <input type=\"text\" id=\"online-id\" autocomplete=\"off\" spellcheck=\"false\"></label>\n",
+                w("online_game")
+            ),
+            Target::Site => String::new(),
+        },
         budget = w("review_budget"),
         review = w("review_start"),
         scoring = w("review_scoring"),

@@ -112,7 +112,7 @@ async function gameOfAddress() {
     }
   }
   if (params.get('online')) {
-    $('online-id').value = params.get('online');
+    if ($('online-id')) $('online-id').value = params.get('online');
     return gameOfRecord(await onlineRecord(params.get('online')));
   }
   return null;
@@ -657,7 +657,7 @@ function another() {
 }
 
 $('btn-review').addEventListener('click', () => {
-  const online = $('online-id').value.trim();
+  const online = $('online-id') ? $('online-id').value.trim() : '';
   const text = $('record-text').value;
   params.delete('turn');
   begin(async () => (online && !text.trim() ? gameOfRecord(await onlineRecord(online)) : gameOfRecord(text)));
@@ -667,7 +667,7 @@ $('record-file').addEventListener('change', async (e) => {
   e.target.value = '';
   if (!file) return;
   $('record-text').value = await file.text();
-  $('online-id').value = '';
+  if ($('online-id')) $('online-id').value = '';
 });
 $('btn-stop').addEventListener('click', stop);
 $('btn-first').addEventListener('click', () => go(0));
