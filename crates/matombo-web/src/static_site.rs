@@ -56,3 +56,27 @@ pub fn write(dir: &Path) -> std::io::Result<usize> {
     }
     Ok(files.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_review_page_is_in_every_language_and_cached_offline() {
+        let files = files();
+        let text = |name: &str| {
+            let (_, data) = files.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} missing"));
+            String::from_utf8(data.clone()).unwrap()
+        };
+        for (lang, _) in LANGUAGES {
+            let page = text(&Target::site_file("review", lang));
+            assert!(page.contains("src=\"static/js/review.js\""), "{lang}");
+            // No server in a static site: no online game to fetch.
+            assert!(!page.contains("id=\"online-id\""), "{lang}");
+            assert!(text(&Target::site_file("play", lang))
+                .contains(&format!("href=\"{}\"", Target::site_file("review", lang))));
+        }
+        let sw = text("sw.js");
+        assert!(sw.contains("\"review-da.html\"") && sw.contains("\"static/js/review.js\""));
+    }
+}
