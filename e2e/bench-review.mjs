@@ -68,7 +68,8 @@ const turns = await page.$$eval('#graph circle.graph-point', (cs) => cs.length);
 const summary = await page.$$eval('#summary tr[data-key]', (rows) =>
   rows.map((r) => `${r.dataset.key} ${[...r.cells].slice(1).map((c) => c.textContent).join(' / ')}`),
 );
-console.log(`full review of a tsoro:21 game of ${turns} turns at ${budget.toLocaleString('en')} nodes a position: ${seconds.toFixed(1)} s`);
+const ruleset = await page.textContent('#game-title .ruleset');
+console.log(`full review of a ${ruleset} game of ${turns} turns at ${budget.toLocaleString('en')} nodes a position: ${seconds.toFixed(1)} s`);
 console.log(`South / North: ${summary.join('; ')}`);
 console.log(`Chromium ${browser.version()}`);
 await browser.close();
