@@ -2,6 +2,7 @@
 // engine (small node budgets, so that it is quick) shows one graph point per turn, a click
 // on a point or the arrow keys move the board to that position, a shared link opens at its
 // turn, the board page's "Review game" link carries the game, Stop keeps what was scored,
+// an online game is fetched by its number or link,
 // a bad record or link is refused with a clear error, and the page reviews offline once
 // visited. Screenshots at 1280x800 and 390x844 go to e2e/out/review-*.png.
 // Usage: node review.test.mjs http://127.0.0.1:PORT/   (run.sh does this; the offline test
@@ -178,6 +179,22 @@ test("the board page's Review game link carries its game", async (browser) => {
   if ((await data(page, 'state')) === 'stopped') {
     assert((await page.textContent('#tool-message')).includes('Stopped'), 'says it stopped');
   }
+  assert(page.errors.length === 0, `no page errors: ${page.errors}`);
+  await page.context().close();
+});
+
+test("an online game's record, fetched from the server by its number or link", async (browser) => {
+  const room = await api('/api/online/rooms', { ruleset: 'tsoro:6', name: 'Rudo' });
+  const page = await open(browser, `/review?online=${room.id}&nodes=2000`);
+  await reviewed(page);
+  assert((await page.textContent('#game-title')).includes('tsoro:6'), 'the online game');
+  const names = (await page.textContent('#side-south')) + (await page.textContent('#side-north'));
+  assert(names.includes('Rudo'), `the record's names: ${names}`);
+  assert(new URL(page.url()).searchParams.get('ruleset') === 'tsoro:6', 'the address holds the game');
+  await page.click('#btn-another');
+  await page.fill('#online-id', `${base}${room.links.watch}`);
+  await page.click('#btn-review');
+  await reviewed(page);
   assert(page.errors.length === 0, `no page errors: ${page.errors}`);
   await page.context().close();
 });
