@@ -3,7 +3,8 @@
 // on a point or the arrow keys move the board to that position, a shared link opens at its
 // turn, the board page's "Review game" link carries the game, Stop keeps what was scored,
 // an online game is fetched by its number or link, a bad record or link is refused with a
-// clear error, and the page reviews offline once visited. Screenshots at 1280x800 and 390x844 go to e2e/out/review-*.png.
+// clear error, and the page reviews offline once visited. Screenshots at 1280x800 and
+// 390x844 go to e2e/out/review-*.png.
 // Usage: node review.test.mjs http://127.0.0.1:PORT/   (run.sh does this; the offline test
 // starts a server of its own, $MATOMBO_BIN)
 import { spawn } from 'node:child_process';
