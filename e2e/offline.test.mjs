@@ -194,7 +194,7 @@ test('every page kind under the Content-Security-Policy: no violation; /play tra
   await idle(page);
   await page.waitForTimeout(1000);
   console.log(`    /play first load: ${bytes} bytes on the wire (compressed), ${requests} requests`);
-  for (const path of ['/', '/?lang=bn', '/rules/tsoro?size=8', '/rules/nsolo', '/play?ruleset=nsolo:8', '/online/', '/online/archive']) {
+  for (const path of ['/', '/?lang=bn', '/rules/tsoro?size=8', '/rules/nsolo', '/play?ruleset=nsolo:8', '/online/', '/online/archive', '/review?ruleset=tsoro:6&moves=B1%3D&nodes=2000']) {
     await page.goto(shared + path);
     await page.waitForLoadState('networkidle');
   }

@@ -2,7 +2,9 @@
 # End-to-end tests of the web board in headless Chromium.
 #
 #   bash e2e/run.sh            # builds `matombo` (release), serves it on a free loopback
-#                              # port, runs e2e/tests.mjs, stops the server
+#                              # port, runs e2e/tests.mjs and every e2e/*.test.mjs
+#                              # (board, engine, offline, online, review…), stops the server
+#   node e2e/review.test.mjs http://127.0.0.1:PORT/    # one file against a running server
 #   MATOMBO_BIN=target/debug/matombo bash e2e/run.sh   # use an existing binary
 #   E2E_ONLY=rules bash e2e/run.sh                      # only tests whose name contains "rules"
 #

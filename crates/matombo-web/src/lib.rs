@@ -53,6 +53,7 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
         .route("/", get(pages::catalogue_page))
         .route("/rules/{game}", get(pages::rules_page))
         .route("/play", get(pages::play_page))
+        .route("/review", get(pages::review_page))
         .route("/static/{*path}", get(assets::static_file))
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))

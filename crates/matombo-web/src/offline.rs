@@ -39,12 +39,12 @@ pub fn service_worker(t: Target) -> String {
     match t {
         // Pages in the visitor's language (the cookie goes with the worker's requests).
         Target::Server => {
-            files.extend(["rules/tsoro", "rules/nsolo", "play"].map(String::from));
+            files.extend(["rules/tsoro", "rules/nsolo", "play", "review"].map(String::from));
             files.extend(assets::page_files().iter().map(|f| format!("static/{}/{f}", assets::version())));
         }
         Target::Site => {
             for (lang, _) in LANGUAGES {
-                for p in ["index", "rules-tsoro", "rules-nsolo", "play"] {
+                for p in ["index", "rules-tsoro", "rules-nsolo", "play", "review"] {
                     files.push(Target::site_file(p, lang));
                 }
             }

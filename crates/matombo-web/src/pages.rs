@@ -1,5 +1,5 @@
-//! The HTML pages: catalogue, rules and board. Pages are assembled on the server from the
-//! translated content in `assets/content/`; the board itself is drawn by `board.js`.
+//! The HTML pages: catalogue, rules, board and game review. Pages are assembled on the server
+//! from the translated content in `assets/content/`; the board itself is drawn by `board.js`.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -562,6 +562,7 @@ pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
 <input type="file" id="record-file" accept=".txt,.pgn,text/plain" class="sr-only">
 <button type="button" id="btn-copy">{copy_position}</button>
 <button type="button" id="btn-editor">{editor}</button>
+<a class="button" id="review-link" href="{review_href}">{review_game}</a>
 </div>
 <p class="position-line"><code id="position-text"></code></p>
 <p id="tool-message" class="tool-message" aria-live="polite"></p>
@@ -615,8 +616,137 @@ pub fn play_html(t: Target, lang: &str, start: &Position) -> String {
         side_to_move = w("side_to_move"),
         apply = w("apply"),
         cancel = w("cancel"),
+        review_href = esc(&t.href("review", lang, "")),
+        review_game = w("review_game"),
     );
     page(t, lang, &format!("{name} {ruleset} – matombo"), "play-page", ("play", &here), &main, "play.js")
+}
+
+/// `GET /review`: the game review page. The game comes from the address (`ruleset=` or
+/// `position=`, `moves=`, `turn=`; `online=` an archived online game), a pasted or loaded
+/// record, or the board page's "Review game" link; the page's script reads it (docs/review.md).
+pub async fn review_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
+    respond(lang, set, review_html(Target::Server, lang))
+}
+
+/// The review page in `lang`. The page is the same for every game: the script fills it.
+pub fn review_html(t: Target, lang: &str) -> String {
+    let w = |k: &str| esc(&word(lang, k));
+    let names =
+        serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string();
+    // Node budgets a position: the default is quick enough for a phone (docs/review.md);
+    // 1,000,000 is `matombo review`'s default and gives its very scores.
+    let budgets: String = [(50_000, "budget_quick"), (300_000, "budget_normal"), (1_000_000, "budget_deep")]
+        .iter()
+        .map(|(n, k)| {
+            let sel = if *n == 300_000 { " selected" } else { "" };
+            format!("<option value=\"{n}\"{sel}>{}</option>", w(k))
+        })
+        .collect();
+    let main = format!(
+        r#"<div class="review" id="review" data-names="{names}" data-play="{play_base}" data-state="input">
+<section class="panel review-source" id="review-source" aria-labelledby="review-title">
+<h1 id="review-title" class="play-title">{title}</h1>
+<p class="review-intro">{intro}</p>
+<label class="block">{paste_record}<textarea id="record-text" rows="5" spellcheck="false"></textarea></label>
+<div class="review-options">
+<label class="button" for="record-file">{load}</label>
+<input type="file" id="record-file" accept=".txt,.pgn,text/plain" class="sr-only">
+{online}<label>{budget} <select id="budget">{budgets}</select></label>
+<button type="button" id="btn-review" class="primary">{review}</button>
+</div>
+<p id="review-error" class="error-text" role="alert"></p>
+</section>
+<div class="review-progress panel" id="review-progress" hidden>
+<label for="progress">{scoring}</label>
+<progress id="progress" max="1" value="0"></progress>
+<span id="progress-text" class="progress-text" aria-live="polite"></span>
+<button type="button" id="btn-stop">{stop}</button>
+</div>
+<div class="review-result" id="review-result" hidden>
+<div class="board-column">
+<div class="status-bar">
+<h2 class="play-title" id="game-title"></h2>
+<a class="rules-link" id="play-link" href="{play_base}">{play_from_here}</a>
+</div>
+<div class="side-bar north" id="side-north"></div>
+<div class="board-scroll"><div class="board-host" id="board"></div></div>
+<div class="side-bar south" id="side-south"></div>
+<div class="review-nav" role="group" aria-label="{moves}">
+<button type="button" id="btn-first" aria-label="{first}">«</button>
+<button type="button" id="btn-prev" aria-label="{previous}" aria-keyshortcuts="ArrowLeft">‹</button>
+<span id="turn-label" class="turn-label" aria-live="polite"></span>
+<button type="button" id="btn-next" aria-label="{next}" aria-keyshortcuts="ArrowRight">›</button>
+<button type="button" id="btn-last" aria-label="{last}">»</button>
+</div>
+<div class="turn-info panel" id="turn-info" aria-live="polite"></div>
+</div>
+<aside class="side-panel">
+<section class="panel graph-panel" aria-labelledby="graph-title">
+<h2 id="graph-title">{evaluation}</h2>
+<div id="graph" class="graph"></div>
+<p class="graph-caption" id="graph-caption"></p>
+</section>
+<section class="panel summary-panel" aria-labelledby="summary-title">
+<h2 id="summary-title">{summary}</h2>
+<table class="summary" id="summary"></table>
+<p class="thresholds" id="thresholds"></p>
+</section>
+<section class="panel moves-panel" aria-labelledby="moves-title">
+<h2 id="moves-title">{moves}</h2>
+<ol id="moves" class="moves review-moves"></ol>
+</section>
+<section class="panel tools">
+<div class="button-row">
+<button type="button" id="btn-download">{download}</button>
+<button type="button" id="btn-link">{copy_link}</button>
+<button type="button" id="btn-another">{another}</button>
+</div>
+<p id="tool-message" class="tool-message" aria-live="polite"></p>
+</section>
+</aside>
+</div>
+</div>"#,
+        names = esc(&names),
+        play_base = esc(&t.href("play", lang, "")),
+        title = w("review_title"),
+        intro = w("review_intro"),
+        paste_record = w("paste_record"),
+        load = w("load_record"),
+        // Online games are the server's: a static site has none to fetch.
+        online = match t {
+            Target::Server => format!(
+                "<label>{} <input type=\"text\" id=\"online-id\" autocomplete=\"off\" spellcheck=\"false\"></label>\n",
+                w("online_game")
+            ),
+            Target::Site => String::new(),
+        },
+        budget = w("review_budget"),
+        review = w("review_start"),
+        scoring = w("review_scoring"),
+        stop = w("stop"),
+        play_from_here = w("play_from_here"),
+        moves = w("moves"),
+        first = w("nav_first"),
+        previous = w("nav_previous"),
+        next = w("nav_next"),
+        last = w("nav_last"),
+        evaluation = w("evaluation"),
+        summary = w("review_summary"),
+        download = w("download_annotated"),
+        copy_link = w("copy_link"),
+        another = w("review_another"),
+    );
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "review_title")),
+        "review-page",
+        ("review", ""),
+        &main,
+        "review.js",
+    )
 }
 
 /// The language list and words, for other pages (the online page) that want them.

@@ -1,5 +1,5 @@
-//! The site as static files (`matombo site DIR`): the catalogue, the rules and the board in
-//! every language, the engine and the offline worker, with relative links, for any static
+//! The site as static files (`matombo site DIR`): the catalogue, the rules, the board and the review
+//! in every language, the engine and the offline worker, with relative links, for any static
 //! file server. Online play needs the server and is not part of it.
 
 use std::path::Path;
@@ -32,6 +32,8 @@ pub fn files() -> Vec<(String, Vec<u8>)> {
         // One board page; its script takes the start from the address (`?ruleset=`).
         let start = Position::start(default_ruleset(GameKind::Tsoro));
         out.push((Target::site_file("play", lang), pages::play_html(Target::Site, lang, &start).into_bytes()));
+        // The review page takes its game from the address or a record, like the board.
+        out.push((Target::site_file("review", lang), pages::review_html(Target::Site, lang).into_bytes()));
     }
     for f in crate::assets::page_files() {
         let data = Assets::get(&f).expect("listed file exists").data.into_owned();
@@ -53,4 +55,28 @@ pub fn write(dir: &Path) -> std::io::Result<usize> {
         std::fs::write(&path, data)?;
     }
     Ok(files.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_review_page_is_in_every_language_and_cached_offline() {
+        let files = files();
+        let text = |name: &str| {
+            let (_, data) = files.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} missing"));
+            String::from_utf8(data.clone()).unwrap()
+        };
+        for (lang, _) in LANGUAGES {
+            let page = text(&Target::site_file("review", lang));
+            assert!(page.contains("src=\"static/js/review.js\""), "{lang}");
+            // No server in a static site: no online game to fetch.
+            assert!(!page.contains("id=\"online-id\""), "{lang}");
+            assert!(text(&Target::site_file("play", lang))
+                .contains(&format!("href=\"{}\"", Target::site_file("review", lang))));
+        }
+        let sw = text("sw.js");
+        assert!(sw.contains("\"review-da.html\"") && sw.contains("\"static/js/review.js\""));
+    }
 }

@@ -319,3 +319,23 @@ async fn pages_render_in_every_language_with_the_engine_diagram() {
     assert_eq!(status, StatusCode::OK);
     assert!(js.contains("export class Board"));
 }
+
+#[tokio::test]
+async fn the_review_page_renders_in_every_language_and_the_board_links_to_it() {
+    let words: Value = serde_json::from_str(include_str!("../assets/content/ui.json")).unwrap();
+    for lang in ["en", "fi", "da", "bn"] {
+        // The game is in the address; the page is the same for every game (its script reads it).
+        let (status, html) =
+            call("GET", &format!("/review?ruleset=tsoro:8&moves=B2%3D&turn=1&lang={lang}"), None).await;
+        assert_eq!(status, StatusCode::OK, "{lang}");
+        assert!(html.contains(&format!("<html lang=\"{lang}\">")));
+        assert!(html.contains("/js/review.js\""), "{lang}: the page's module");
+        let title = words[lang]["review_title"].as_str().unwrap();
+        assert!(html.contains(&format!("<h1 id=\"review-title\" class=\"play-title\">{title}</h1>")), "{lang}");
+        // The default budget is offered selected, and `matombo review`'s is offered too.
+        assert!(html.contains("<option value=\"300000\" selected>"), "{lang}");
+        assert!(html.contains("<option value=\"1000000\">"), "{lang}");
+        let (_, play) = call("GET", &format!("/play?ruleset=tsoro:8&lang={lang}"), None).await;
+        assert!(play.contains(&format!("id=\"review-link\" href=\"/review?lang={lang}\"")), "{lang}: Review game");
+    }
+}

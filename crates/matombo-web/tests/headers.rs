@@ -58,6 +58,7 @@ async fn every_route_kind_carries_the_security_headers() {
         "/rules/nsolo?size=36&lang=bn",
         "/play?ruleset=tsoro:8",
         "/play?position=nonsense",
+        "/review?ruleset=tsoro:8&moves=B2%3D&turn=1&lang=da",
         "/rules/chess",
         "/static/js/play.js",
         &format!("/static/{version}/js/play.js"),
@@ -161,10 +162,10 @@ async fn the_service_worker_caches_the_current_version() {
     let sw = String::from_utf8(body).unwrap();
     let version = matombo_web::assets::version();
     assert!(sw.starts_with(&format!("const VERSION = \"{version}\";")), "{}", &sw[..80]);
-    for file in ["./", "play", "rules/tsoro", "manifest.webmanifest"] {
+    for file in ["./", "play", "review", "rules/tsoro", "manifest.webmanifest"] {
         assert!(sw.contains(&format!("\"{file}\"")), "precaches {file}");
     }
-    for file in ["js/engine-worker.js", "js/wasm.js", "wasm/matombo.wasm", "js/play.js"] {
+    for file in ["js/engine-worker.js", "js/wasm.js", "wasm/matombo.wasm", "js/play.js", "js/review.js"] {
         assert!(sw.contains(&format!("\"static/{version}/{file}\"")), "precaches {file}");
     }
     assert_eq!(version.len(), 16);

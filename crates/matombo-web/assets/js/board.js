@@ -28,6 +28,9 @@
  *   board.setMarks({ last: ['B2'], hint: 'B5', picked: ['b3'], named: 'B7' });
  *                                   // last move start, hint, bonus picks, a hole a prompt names;
  *                                   // path: ['B3', 'B4']: the holes the last turn sowed into
+ *   board.setArrows([{ from: 'B2', to: 'A7', kind: 'best' }]);
+ *                                   // arrows from a turn's start hole to where its sowing
+ *                                   // ended; kind 'played', 'best' or 'same' (the review)
  *   board.counts()                   // the rows now shown (copy)
  *   board.element                    // the <svg>
  *
@@ -386,6 +389,55 @@ export class Board {
       h.g.classList.toggle('last', last.includes(label));
       h.g.classList.toggle('hint', label === hint);
       h.g.classList.toggle('picked', picked.includes(label));
+    }
+  }
+
+  /**
+   * Draws arrows over the holes (the review page: the turn played and the engine's best,
+   * each from its start hole to the hole its sowing ended in); [] removes them. Added on
+   * top of the drawing, so that nothing else of the board changes.
+   */
+  setArrows(arrows = []) {
+    if (!this.arrowLayer) {
+      const defs = this.element.querySelector('defs');
+      for (const kind of ['played', 'best', 'same']) {
+        const m = el('marker', { id: `mtb-arrow-${kind}`, viewBox: '0 0 10 10', refX: '6', refY: '5', markerWidth: '4', markerHeight: '4', orient: 'auto-start-reverse' }, defs);
+        el('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: `arrow-head ${kind}` }, m);
+      }
+      this.arrowLayer = el('g', { class: 'arrows', 'aria-hidden': 'true' }, this.holeLayer.parentNode);
+    }
+    this.arrowLayer.innerHTML = '';
+    for (const { from, to, kind } of arrows) {
+      if (!this.holes.has(from) || !this.holes.has(to)) continue;
+      const [x1, y1] = this.center(from);
+      const [x2, y2] = this.center(to);
+      const len = Math.hypot(x2 - x1, y2 - y1);
+      if (len < 1) {
+        el('circle', { cx: x1, cy: y1, r: R + 6, class: `arrow ${kind}` }, this.arrowLayer);
+        continue;
+      }
+      // Bent a little, the best turn's one way and the played one's the other, so that two
+      // arrows between the same holes stay apart; both ends stop inside the pits' rims.
+      const bend = (kind === 'played' ? -1 : 1) * Math.min(40, len * 0.18);
+      const [ux, uy] = [(x2 - x1) / len, (y2 - y1) / len];
+      const [cx, cy] = [(x1 + x2) / 2 - uy * bend, (y1 + y2) / 2 + ux * bend];
+      const trim = (x, y, tx, ty, d) => {
+        const l = Math.hypot(tx - x, ty - y) || 1;
+        return [x + ((tx - x) / l) * d, y + ((ty - y) / l) * d];
+      };
+      const [sx, sy] = trim(x1, y1, cx, cy, R * 0.55);
+      const [ex, ey] = trim(x2, y2, cx, cy, R * 0.75);
+      el(
+        'path',
+        {
+          d: `M ${sx.toFixed(1)} ${sy.toFixed(1)} Q ${cx.toFixed(1)} ${cy.toFixed(1)} ${ex.toFixed(1)} ${ey.toFixed(1)}`,
+          class: `arrow ${kind}`,
+          'marker-end': `url(#mtb-arrow-${kind})`,
+          'data-from': from,
+          'data-to': to,
+        },
+        this.arrowLayer,
+      );
     }
   }
 

@@ -1480,6 +1480,20 @@ document.addEventListener('keydown', (e) => {
 
 $('speed').value = localStorage.getItem('matombo-speed') ?? '2';
 $('labels').checked = localStorage.getItem('matombo-labels') === '1';
+// Hook of the review page (review.js, docs/review.md "Links"): "Review game" opens the game
+// so far there, its address made when the link is used.
+for (const kind of ['pointerdown', 'focus', 'click']) {
+  $('review-link').addEventListener(kind, (e) => {
+    const url = new URL(e.currentTarget.getAttribute('href'), location.href);
+    url.searchParams.set('position', game.start);
+    if (game.moves.length) url.searchParams.set('moves', game.moves.join(' '));
+    else url.searchParams.delete('moves');
+    if (game.resigned) url.searchParams.set('resigned', game.resigned);
+    else url.searchParams.delete('resigned');
+    e.currentTarget.href = url.href;
+  });
+}
+
 const link = linkLine();
 if (link) await openLink(link);
 mainLineButton();
