@@ -685,21 +685,16 @@ fn ow(lang: &str) -> impl Fn(&str) -> String + '_ {
 pub fn online_lobby_html(lang: &str) -> String {
     let t = Target::Server;
     let w = ow(lang);
+    // The sizes of each game go to the page's script, which fills the size list.
     let games: String = games()
         .into_iter()
         .map(|g| {
-            let sizes: String = g
-                .sizes
-                .iter()
-                .map(|n| {
-                    let sel = if *n == g.default_size { " selected" } else { "" };
-                    format!("<option value=\"{n}\"{sel}>4 × {n}</option>")
-                })
-                .collect();
+            let sizes: Vec<String> = g.sizes.iter().map(|n| n.to_string()).collect();
             format!(
-                "<option value=\"{game}\" data-sizes=\"{sizes}\">{name}</option>",
+                "<option value=\"{game}\" data-sizes=\"{sizes}\" data-default=\"{default}\">{name}</option>",
                 game = g.game,
-                sizes = esc(&sizes),
+                sizes = sizes.join(","),
+                default = g.default_size,
                 name = esc(&cat(lang, g.game, "name"))
             )
         })
@@ -758,7 +753,7 @@ pub fn online_lobby_html(lang: &str) -> String {
 <ul id="live-games" class="plain"></ul>
 <p id="no-live" class="muted">{no_games_in_progress}</p>
 </section>
-<p class="more-links"><a href="{archive}">{finished_games}</a> · <a href="{leaderboard}">{leaderboard}</a> · <a href="{player}" id="my-games">{my_games}</a></p>
+<p class="more-links"><a href="{archive}">{finished_games}</a> · <a href="{leaderboard}">{leaderboard}</a> · <a href="{player_href}" id="my-games">{my_games}</a></p>
 </div>"#,
         css = online_css(t),
         online = w("online"),
@@ -800,7 +795,7 @@ pub fn online_lobby_html(lang: &str) -> String {
         finished_games = w("finished_games"),
         leaderboard = w("leaderboard"),
         my_games = w("my_games"),
-        player = esc(&t.href("online-player", lang, "")),
+        player_href = esc(&t.href("online-player", lang, "")),
     );
     page(t, lang, &format!("{} – matombo", word(lang, "online")), "online-page", ("online", ""), &main, "online/lobby.js")
 }
@@ -811,7 +806,7 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
     let t = Target::Server;
     let w = ow(lang);
     let main = format!(
-        r#"{css}
+        r##"{css}
 <div class="play online-room" id="room" data-room="{id}" data-names="{names}">
 <div class="board-column">
 <div class="status-bar">
@@ -875,7 +870,7 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
 <p><a id="record" href="#">{download_record}</a> · <a href="{archive}">{finished_games}</a> · <a href="{lobby}">{online}</a></p>
 </section>
 </aside>
-</div>"#,
+</div>"##,
         css = online_css(t),
         id = esc(id),
         names = esc(&serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string()),

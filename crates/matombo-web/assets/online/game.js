@@ -99,6 +99,8 @@ function ensureBoard() {
   $('rules-link').hidden = false;
 }
 
+// Chat, abort and rematch came with the lobby; a server without them sends no `rated`.
+const lobbyServer = () => room && 'rated' in room;
 const seated = () => room && room.seats.south.taken && room.seats.north.taken;
 const myTurn = () =>
   room && view && !room.outcome && !ended && room.you && room.you === view.to_move && seated() && !sent && at === null;
@@ -133,8 +135,8 @@ function render() {
   renderBanner();
   const over = !!room.outcome || ended;
   $('btn-resign').hidden = !room.you || over || !seated();
-  $('btn-abort').hidden = !room.you || over || room.moves.length > 0;
-  $('btn-rematch').hidden = !room.you || !room.outcome || ended === 'missing';
+  $('btn-abort').hidden = !lobbyServer() || !room.you || over || room.moves.length > 0;
+  $('btn-rematch').hidden = !lobbyServer() || !room.you || !room.outcome || ended === 'missing';
   if ($('btn-resign').hidden) $('resign-confirm').hidden = true;
   $('btn-skip').disabled = !busy;
   $('btn-replay').disabled = busy || !room.moves.length || !!pending.length || at !== null;
@@ -681,8 +683,8 @@ function showLinks() {
       $('invite-link').value = `${location.origin}/online/game/${id}#invite=${saved.invite}`;
     }
   }
-  $('chat-players').hidden = !(room && room.you);
-  $('chat-spectators').hidden = !!(room && room.you);
+  $('chat-players').hidden = !lobbyServer() || !room.you;
+  $('chat-spectators').hidden = !lobbyServer() || !!room.you;
 }
 
 /** Takes the free seat with the invitation: the name is asked on the page. */
@@ -742,10 +744,11 @@ $('btn-restart').addEventListener('click', restartTurn);
 $('btn-live').addEventListener('click', () => lookAt(Infinity));
 $('btn-skip').addEventListener('click', () => board && board.skip());
 $('btn-replay').addEventListener('click', replayLast);
-$('nav-first').addEventListener('click', () => lookAt(0));
-$('nav-prev').addEventListener('click', () => lookAt((at === null ? room.moves.length : at) - 1));
-$('nav-next').addEventListener('click', () => lookAt((at === null ? room.moves.length : at) + 1));
-$('nav-last').addEventListener('click', () => lookAt(Infinity));
+const shownTurns = () => (at === null ? room.moves.length : at);
+$('nav-first').addEventListener('click', () => room && lookAt(0));
+$('nav-prev').addEventListener('click', () => room && lookAt(shownTurns() - 1));
+$('nav-next').addEventListener('click', () => room && lookAt(shownTurns() + 1));
+$('nav-last').addEventListener('click', () => room && lookAt(Infinity));
 $('btn-resign').addEventListener('click', () => {
   $('resign-confirm').hidden = false;
   $('btn-resign-no').focus();

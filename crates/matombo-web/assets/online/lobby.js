@@ -9,12 +9,13 @@ const lang = document.documentElement.lang || 'en';
 const SECRET_KEY = 'matombo-player-secret';
 const ID_KEY = 'matombo-player-id';
 const NAME_KEY = 'matombo-online-name';
-// Quick pairing: one button per rating group, with a clock of 5 minutes and 5 seconds a turn.
+// Quick pairing: one button per rating group (docs/api.md), with a clock of 5 minutes and
+// 5 seconds a turn.
 const QUICK = [
-  { ruleset: 'tsoro', label: 'Tsoro 4 × 21' },
-  { ruleset: 'tsoro:8', label: 'Tsoro 4 × 8' },
-  { ruleset: 'nsolo', label: 'Nsolo 4 × 8' },
-  { ruleset: 'nsolo:24', label: 'Nsolo 4 × 24' },
+  ['tsoro', 21],
+  ['tsoro', 8],
+  ['nsolo', 8],
+  ['nsolo', 24],
 ];
 const QUICK_CLOCK = { initial_ms: 300000, increment_ms: 5000 };
 
@@ -289,8 +290,15 @@ function offerInvitedChallenge() {
 
 function fillSizes() {
   const opt = $('create-game').selectedOptions[0];
-  // The sizes come from the server's page (its own list of board sizes).
-  $('create-size').innerHTML = opt.dataset.sizes;
+  const select = $('create-size');
+  select.replaceChildren();
+  for (const n of opt.dataset.sizes.split(',')) {
+    const o = document.createElement('option');
+    o.value = n;
+    o.textContent = `4 × ${n}`;
+    o.selected = n === opt.dataset.default;
+    select.append(o);
+  }
   for (const e of document.querySelectorAll('.tsoro-only')) e.hidden = opt.value !== 'tsoro';
 }
 $('create-game').addEventListener('change', fillSizes);
@@ -366,10 +374,10 @@ $('transfer-form').addEventListener('submit', (ev) => {
   connect({ transfer: code });
 });
 
-for (const q of QUICK) {
-  $('quick-buttons').append(
-    button(q.label, () => send({ type: 'seek', ruleset: q.ruleset, clock: QUICK_CLOCK, rated: true }), 'quick'),
-  );
+for (const [game, n] of QUICK) {
+  const b = button(`${gameNames[game] || game} 4 × ${n}`, () => send({ type: 'seek', ruleset: `${game}:${n}`, clock: QUICK_CLOCK, rated: true }), 'quick');
+  b.dataset.ruleset = `${game}:${n}`;
+  $('quick-buttons').append(b);
 }
 
 renderChallenges();
