@@ -196,8 +196,9 @@ function renderSides(rows, looking) {
   for (const side of ['north', 'south']) {
     const bar = $(`side-${side}`);
     const total = (side === 'south' ? ['A', 'B'] : ['a', 'b']).reduce((t, r) => t + rows[r].reduce((x, y) => x + y, 0), 0);
-    const toMove = !room.outcome && !ended && !looking && view.to_move === side;
-    const p = presence && presence[side];
+    const toMove = !room.outcome && !ended && !looking && seated() && view.to_move === side;
+    // Presence only for a taken seat (a free one is simply free).
+    const p = room.seats[side].taken && presence && presence[side];
     const fields = [
       sideName(side),
       room.you === side ? words.you : sideWord(side),

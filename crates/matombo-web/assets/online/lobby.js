@@ -153,7 +153,7 @@ function renderGames() {
 
 function renderMe() {
   if (!me) {
-    $('identity-info').textContent = lobbyOk ? '' : words.lobby_unavailable;
+    $('identity-info').textContent = '';
     return;
   }
   const ratings = Object.entries(me.ratings || {})
