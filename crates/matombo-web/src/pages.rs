@@ -797,7 +797,15 @@ pub fn online_lobby_html(lang: &str) -> String {
         my_games = w("my_games"),
         player_href = esc(&t.href("online-player", lang, "")),
     );
-    page(t, lang, &format!("{} – matombo", word(lang, "online")), "online-page", ("online", ""), &main, "online/lobby.js")
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "online")),
+        "online-page",
+        ("online", ""),
+        &main,
+        "online/lobby.js",
+    )
 }
 
 /// The game room of `id` (empty: a malformed address, which the page reports as no such
@@ -873,7 +881,9 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
 </div>"##,
         css = online_css(t),
         id = esc(id),
-        names = esc(&serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string()),
+        names =
+            esc(&serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")})
+                .to_string()),
         online_game = w("online_game"),
         rules_href = esc(&t.href("rules-tsoro", lang, "")),
         rules = w("rules"),
@@ -917,7 +927,15 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
         finished_games = w("finished_games"),
     );
     let here = format!("online-game/{id}");
-    page(t, lang, &format!("{} – matombo", word(lang, "online_game")), "online-page", (&here, ""), &main, "online/game.js")
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "online_game")),
+        "online-page",
+        (&here, ""),
+        &main,
+        "online/game.js",
+    )
 }
 
 /// Finished games, newest first.
@@ -947,7 +965,15 @@ pub fn online_archive_html(lang: &str) -> String {
         turns = w("turns"),
         more = w("more"),
     );
-    page(t, lang, &format!("{} – matombo", word(lang, "finished_games")), "online-page", ("online-archive", ""), &main, "online/archive.js")
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "finished_games")),
+        "online-page",
+        ("online-archive", ""),
+        &main,
+        "online/archive.js",
+    )
 }
 
 /// The leaderboard of one rating group (chosen on the page).
@@ -977,7 +1003,15 @@ pub fn online_leaderboard_html(lang: &str) -> String {
         no_rated_games = w("no_rated_games"),
         provisional_help = w("provisional_help"),
     );
-    page(t, lang, &format!("{} – matombo", word(lang, "leaderboard")), "online-page", ("online-leaderboard", ""), &main, "online/leaderboard.js")
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "leaderboard")),
+        "online-page",
+        ("online-leaderboard", ""),
+        &main,
+        "online/leaderboard.js",
+    )
 }
 
 /// A player's ratings and games (the visitor's own unless `?id=` names another player).
@@ -1009,5 +1043,13 @@ pub fn online_player_html(lang: &str) -> String {
         result = w("result"),
         no_games_yet = w("no_games_yet"),
     );
-    page(t, lang, &format!("{} – matombo", word(lang, "my_games")), "online-page", ("online-player", ""), &main, "online/player.js")
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "my_games")),
+        "online-page",
+        ("online-player", ""),
+        &main,
+        "online/player.js",
+    )
 }
