@@ -17,6 +17,7 @@ mod http;
 mod lifecycle;
 pub mod loadtest;
 pub mod protocol;
+pub mod rating;
 pub mod room;
 mod server;
 pub mod store;
