@@ -1,79 +1,67 @@
-//! Schema migrations: a database written by the release before players and ratings
-//! (`tests/fixtures/online-v1.sqlite3`, schema version 1, made by `make_fixture` below with
-//! that release's store) opens with today's code and keeps its games.
+//! Schema migrations: `tests/fixtures/online-v1.sqlite3` was written by the release
+//! before players and ratings (`matombo serve` 0.1.0 of 2026-12-03, schema version 1),
+//! through its HTTP API and WebSocket: a tsoro:8 game resigned after three turns, an
+//! nsolo:8 game in progress after two, and a tsoro:21 room whose invitation was never taken.
+//! Today's code opens a copy of it and keeps its games.
 
-use std::path::PathBuf;
+mod common;
 
-use matombo_core::{Outcome, Side, Termination};
-use matombo_web::online::store::{Op, Store};
+use std::time::Duration;
 
-fn fixture() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/online-v1.sqlite3"))
+use matombo_web::limits::ServerLimits;
+use matombo_web::online::Limits;
+use serde_json::Value;
+
+const FINISHED: &str = "wyEz7hqazh";
+const PLAYING: &str = "HYnQcVqjdW";
+const UNCLAIMED: &str = "CNWrBCkmIk";
+
+async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, Value) {
+    let r = reqwest::get(format!("http://{addr}{path}")).await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
 
-/// Writes the fixture (run once with the release's code:
-/// `cargo test -p matombo-web --test online_migration -- --ignored make_fixture`).
 #[tokio::test]
-#[ignore]
-async fn make_fixture() {
-    let path = std::env::temp_dir().join(format!("matombo-fixture-{}", std::process::id())).join("online.sqlite3");
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
-    let store = Store::open(&path).unwrap();
-    let t0 = 1_790_000_000_000u64;
-    let create = |id: &str, ruleset: &str, clock: bool| Op::Create {
-        id: id.into(),
-        ruleset: ruleset.into(),
-        start: matombo_core::Position::start(ruleset.parse().unwrap()).to_string(),
-        tokens: [format!("S{id}").repeat(4), format!("N{id}").repeat(4)],
-        invite: format!("I{id}").repeat(3),
-        creator: Side::South,
-        name: "Rudo".into(),
-        control: clock.then_some(matombo_web::online::room::TimeControl { initial_ms: 300_000, increment_ms: 5_000 }),
-        created: t0,
-        creator_addr: Some("192.0.2.7".into()),
-    };
-    // A finished game (resigned after three turns), a game in progress, an unclaimed room.
-    for (id, rs, clock) in [("fixdone01", "tsoro:8", true), ("fixplay02", "nsolo:8", false), ("fixfree03", "tsoro:21", false)]
-    {
-        store.write(create(id, rs, clock)).await.unwrap();
-    }
-    for id in ["fixdone01", "fixplay02"] {
-        store.write(Op::Claim { id: id.into(), side: Side::North, name: "Tendai".into(), at: t0 + 10 }).await.unwrap();
-    }
-    let mut game = matombo_core::Game::new(matombo_core::Position::start("tsoro:8".parse().unwrap()));
-    for ply in 0..3u32 {
-        let t = game.position().turns().next().unwrap().0;
-        game.play(&t).unwrap();
-        let op = Op::Turn {
-            id: "fixdone01".into(),
-            ply,
-            token: t.to_string(),
-            remaining: Some([290_000, 295_000]),
-            at: t0 + 1000 * u64::from(ply + 1),
-            end: None,
-        };
-        store.write(op).await.unwrap();
-    }
-    let o = Outcome { winner: Some(Side::South), termination: Termination::Resignation };
-    store
-        .write(Op::End { id: "fixdone01".into(), outcome: o, remaining: Some([290_000, 295_000]), at: t0 + 5000 })
-        .await
-        .unwrap();
-    let mut game = matombo_core::Game::new(matombo_core::Position::start("nsolo:8".parse().unwrap()));
-    for ply in 0..2u32 {
-        let t = game.position().turns().next().unwrap().0;
-        game.play(&t).unwrap();
-        let op = Op::Turn { id: "fixplay02".into(), ply, token: t.to_string(), remaining: None, at: t0 + 20, end: None };
-        store.write(op).await.unwrap();
-    }
-    drop(store);
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    // One self-contained file (the write-ahead log folded in).
-    let _ = std::fs::remove_file(fixture());
-    let out = std::process::Command::new("sqlite3")
-        .arg(&path)
-        .arg(format!(".backup '{}'", fixture().display()))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+async fn a_database_of_the_previous_release_keeps_its_games() {
+    let db = common::temp_db("migration", "v1");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/online-v1.sqlite3"), &db).unwrap();
+    // The game in progress must not fall to the idle rule however old the fixture is.
+    let limits = Limits { idle_expiry: Duration::from_secs(100 * 365 * 24 * 3600), ..Limits::default() };
+    let addr = common::start_server(&db, limits, ServerLimits::default()).await;
+
+    let (st, archive) = get(addr, "/api/online/archive").await;
+    assert_eq!(st, 200);
+    let games = archive["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{archive}");
+    assert_eq!(games[0]["id"], FINISHED);
+    assert_eq!(games[0]["turns"], 3);
+    assert_eq!(games[0]["result"], "1-0");
+    assert_eq!(games[0]["termination"], "resignation");
+
+    let (st, done) = get(addr, &format!("/api/online/rooms/{FINISHED}")).await;
+    assert_eq!(st, 200, "{done}");
+    assert_eq!(done["moves"], serde_json::json!(["B1", "b1", "B2"]));
+    assert_eq!(done["seats"]["south"]["name"], "Rudo");
+    assert_eq!(done["rated"], false);
+
+    let (st, playing) = get(addr, &format!("/api/online/rooms/{PLAYING}")).await;
+    assert_eq!(st, 200, "{playing}");
+    assert_eq!(playing["moves"], serde_json::json!(["B1xb1:2", "b2xB2"]));
+    assert_eq!(playing["outcome"], Value::Null);
+    assert_eq!(playing["players"], serde_json::json!({"south": null, "north": null}));
+
+    // Made long ago and never joined: closed by the unclaimed rule at the start.
+    let (st, closed) = get(addr, &format!("/api/online/rooms/{UNCLAIMED}")).await;
+    assert_eq!(st, 410, "{closed}");
+    assert_eq!(closed["error"], "closed");
+
+    // Brought up to the current schema: players and ratings are there.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, 2);
+    let n: i64 = c.query_row("SELECT COUNT(*) FROM players", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 0);
+    let rated: i64 = c.query_row("SELECT COUNT(*) FROM rooms WHERE rated", [], |r| r.get(0)).unwrap();
+    assert_eq!(rated, 0);
 }
