@@ -151,7 +151,6 @@ async fn two_players_meet_in_the_lobby_and_a_rated_game_changes_both_ratings() {
     assert_eq!(c["by"]["provisional"], true);
     assert_eq!(c["rated"], true);
     assert_eq!(c["group"], "tsoro-small");
-    assert_eq!(c["link"], Value::Null, "the link is its creator's only");
     let id = c["id"].as_str().unwrap().to_string();
     recv_type(&mut b, "challenge_added").await;
     send(&mut b, json!({"type": "accept", "id": id})).await;
@@ -380,6 +379,7 @@ async fn lobby_limits_hold_and_refusals_change_nothing() {
     let (_, w) = lobby(addr, json!({"type": "hello"})).await;
     let list = w["challenges"].as_array().unwrap();
     assert_eq!(list.len(), 3, "only the three accepted challenges: {w}");
+    assert!(list[0]["link"].as_str().unwrap().ends_with(list[0]["id"].as_str().unwrap()));
     send(&mut a, json!({"type": "accept", "id": list[0]["id"]})).await;
     assert_eq!(recv_error(&mut a).await["error"], "own_challenge");
     // Another player cannot cancel it.

@@ -58,7 +58,6 @@ struct Seek {
     clock: Option<TimeControl>,
     rated: bool,
     since: Instant,
-    since_ms: u64,
 }
 
 #[derive(Default)]
@@ -100,7 +99,7 @@ pub(crate) fn player_json(p: &super::store::PlayerInfo) -> Value {
     json!({"id": p.id, "name": p.name, "created": p.created, "ratings": ratings})
 }
 
-fn challenge_json(c: &Challenge, with_link: bool) -> Value {
+fn challenge_json(c: &Challenge) -> Value {
     let r = c.ruleset;
     json!({
         "id": c.id,
@@ -122,7 +121,7 @@ fn challenge_json(c: &Challenge, with_link: bool) -> Value {
             "rd": round2(c.by.rating.rd),
             "provisional": c.by.rating.provisional(),
         },
-        "link": with_link.then(|| format!("/online/?challenge={}", c.id)),
+        "link": format!("/online/?challenge={}", c.id),
     })
 }
 
@@ -250,21 +249,22 @@ fn random_side() -> Side {
     }
 }
 
-/// Starts the game between two players (`a` on side `a_side`) and tells both.
-async fn start_match(
-    s: &OnlineState,
-    a: PlayerRef,
-    a_side: Side,
-    b: PlayerRef,
+/// What a game between two players is: ruleset, clock, rated, listed, and the challenge
+/// it comes from.
+struct Terms {
     ruleset: Ruleset,
     clock: Option<TimeControl>,
     rated: bool,
     listed: bool,
     challenge: Option<String>,
-) -> Result<(), ApiError> {
+}
+
+/// Starts the game between two players (`a` on side `a_side`) and tells both.
+async fn start_match(s: &OnlineState, a: PlayerRef, a_side: Side, b: PlayerRef, t: Terms) -> Result<(), ApiError> {
     let (south, north) = if a_side == Side::South { (&a, &b) } else { (&b, &a) };
     let seat = |p: &PlayerRef| (Some(p.id.clone()), p.name.clone(), Some(p.rating.rating));
-    let (id, tokens) = create_bound_room(s, ruleset, clock, rated, listed, [seat(south), seat(north)]).await?;
+    let (id, tokens) = create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)]).await?;
+    let challenge = t.challenge;
     let st = s.inner.lobby.state.lock().expect("lobby lock");
     for (side, p) in [(Side::South, south), (Side::North, north)] {
         let token = &tokens[side.index()];
@@ -331,7 +331,8 @@ async fn pair_now(s: &OnlineState) {
             }
         }
         let side = random_side();
-        if let Err(e) = start_match(s, a.player, side, b.player, a.ruleset, a.clock, a.rated, true, None).await {
+        let terms = Terms { ruleset: a.ruleset, clock: a.clock, rated: a.rated, listed: true, challenge: None };
+        if let Err(e) = start_match(s, a.player, side, b.player, terms).await {
             tracing::warn!(error = %e.2, "pairing failed");
         }
     }
@@ -507,7 +508,7 @@ fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> Value {
         .challenges
         .iter()
         .filter(|c| c.open || me.is_some_and(|m| m.id == c.by.id))
-        .map(|c| challenge_json(c, me.is_some_and(|m| m.id == c.by.id)))
+        .map(challenge_json)
         .collect();
     let games: Vec<&Value> = st.games.values().collect();
     json!({
@@ -662,7 +663,8 @@ fn leave(s: &OnlineState, conn: u64) {
         keep
     });
     drop(st);
-    for (id, _) in gone {
+    // A link-only challenge was never listed: nobody else is told of it.
+    for (id, _) in gone.into_iter().filter(|(_, open)| *open) {
         lobby.send(&json!({"type": "challenge_removed", "id": id, "reason": "left"}));
     }
 }
@@ -760,16 +762,13 @@ async fn handle_msg(
                 created: now_ms(),
                 by,
             };
-            let mine = json!({"type": "challenge_added", "challenge": challenge_json(&c, true)});
+            let v = json!({"type": "challenge_added", "challenge": challenge_json(&c)});
             if c.open {
-                // Everyone else sees it without its link; its creator's connections with it.
-                let mut public = challenge_json(&c, false);
-                public["link"] = Value::Null;
-                let v = json!({"type": "challenge_added", "challenge": public});
-                let text = Utf8Bytes::from(v.to_string());
-                let _ = lobby.tx.send(text);
+                lobby.send(&v);
+            } else {
+                // Link-only: its creator alone hears of it.
+                lobby.tell(&st, &c.by.id, &v);
             }
-            lobby.tell(&st, &c.by.id, &mine);
             st.challenges.push(c);
             let _ = conn;
             Ok(Vec::new())
@@ -823,7 +822,8 @@ async fn handle_msg(
                 SideChoice::North => Side::North,
                 SideChoice::Random => random_side(),
             };
-            start_match(s, c.by, side, b, c.ruleset, c.clock, c.rated, c.open, Some(c.id)).await?;
+            let terms = Terms { ruleset: c.ruleset, clock: c.clock, rated: c.rated, listed: c.open, challenge: Some(c.id) };
+            start_match(s, c.by, side, b, terms).await?;
             Ok(Vec::new())
         }
         LobbyMsg::Seek { ruleset, clock, rated } => {
@@ -849,7 +849,7 @@ async fn handle_msg(
                     &player.id,
                     &json!({"type": "seeking", "seek": {"ruleset": ruleset.to_string(), "clock": clock, "rated": rated, "since": since_ms}}),
                 );
-                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now(), since_ms });
+                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now() });
             }
             pair_now(s).await;
             Ok(Vec::new())
@@ -876,7 +876,6 @@ mod tests {
             clock: None,
             rated: true,
             since: Instant::now() - Duration::from_secs(ago),
-            since_ms: 0,
         }
     }
 

@@ -423,7 +423,8 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
         if let Some(id) = &r.1 {
             return vec![error_msg(ErrorCode::GameOver, &format!("the rematch is already made: game {id}"), None)];
         }
-        match r.0 {
+        let offered = r.0;
+        match offered {
             Some(by) if by != side => {}
             _ => {
                 r.0 = Some(side);
