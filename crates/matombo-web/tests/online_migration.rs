@@ -1,6 +1,6 @@
 //! Schema migrations: `tests/fixtures/online-v1.sqlite3` was written by the release
 //! before players and ratings (`matombo serve` 0.1.0 of 2026-12-03, schema version 1),
-//! through its HTTP API and WebSocket: a tsoro:8 game resigned after three turns, an
+//! through its HTTP API and WebSocket: a tsoro:8 game South resigned after three turns, an
 //! nsolo:8 game in progress after two, and a tsoro:21 room whose invitation was never taken.
 //! Today's code opens a copy of it and keeps its games.
 
@@ -36,7 +36,7 @@ async fn a_database_of_the_previous_release_keeps_its_games() {
     assert_eq!(games.len(), 1, "{archive}");
     assert_eq!(games[0]["id"], FINISHED);
     assert_eq!(games[0]["turns"], 3);
-    assert_eq!(games[0]["result"], "1-0");
+    assert_eq!(games[0]["result"], "0-1", "South resigned");
     assert_eq!(games[0]["termination"], "resignation");
 
     let (st, done) = get(addr, &format!("/api/online/rooms/{FINISHED}")).await;
