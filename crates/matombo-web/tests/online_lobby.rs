@@ -334,7 +334,8 @@ async fn an_identity_moves_to_another_device_with_its_rating() {
 #[tokio::test]
 async fn a_wrong_room_says_no_such_game() {
     let addr = server("nosuch", fast()).await;
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/nosuchgame/ws")).await.unwrap();
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/nosuchgame/ws")).await.unwrap();
     let m = recv(&mut ws).await;
     assert_eq!(m["error"], "not_found", "{m}");
     match tokio::time::timeout(Duration::from_secs(5), ws.next()).await.unwrap() {
@@ -406,7 +407,10 @@ async fn a_player_cannot_act_in_a_game_not_his() {
     let (mut d, _) = player(addr, 'd', "Dumi").await;
     let (m2, _) = meet(&mut c, &mut d, "tsoro:8", false).await;
     // C's seat token of room 2 in room 1: a spectator there.
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{}/ws", m1["room"].as_str().unwrap())).await.unwrap();
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{}/ws", m1["room"].as_str().unwrap()))
+            .await
+            .unwrap();
     send(&mut ws, json!({"type": "hello", "token": m2["token"]})).await;
     assert_eq!(recv_error(&mut ws).await["error"], "bad_token");
     let st = recv_type(&mut ws, "state").await;

@@ -420,11 +420,9 @@ async fn identify(
         if let Some(a) = addr {
             let mut per = s.inner.per_addr.lock().expect("addr lock");
             let limits = &s.inner.limits;
-            let b = per
-                .entry(a)
-                .or_default()
-                .codes
-                .get_or_insert_with(|| Bucket::with_burst(limits.transfer_tries_per_min / 60.0, limits.transfer_tries_per_min));
+            let b = per.entry(a).or_default().codes.get_or_insert_with(|| {
+                Bucket::with_burst(limits.transfer_tries_per_min / 60.0, limits.transfer_tries_per_min)
+            });
             if !b.take() {
                 return Err(ApiError(
                     StatusCode::TOO_MANY_REQUESTS,
@@ -466,7 +464,8 @@ async fn identify(
         }
         let id = random_secret(12);
         let name = name.as_deref().map(str::trim).map(str::to_string).unwrap_or_else(|| default_name(&id));
-        let op = Op::CreatePlayer { id: id.clone(), key_hash: key, name, created: now, addr: addr.map(|a| a.to_string()) };
+        let op =
+            Op::CreatePlayer { id: id.clone(), key_hash: key, name, created: now, addr: addr.map(|a| a.to_string()) };
         s.inner
             .store
             .write(op)
@@ -504,12 +503,8 @@ fn rating_in(p: &super::store::PlayerInfo, ruleset: Ruleset) -> Rating {
 
 fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> Value {
     let st = s.inner.lobby.state.lock().expect("lobby lock");
-    let challenges: Vec<Value> = st
-        .challenges
-        .iter()
-        .filter(|c| c.open || me.is_some_and(|m| m.id == c.by.id))
-        .map(challenge_json)
-        .collect();
+    let challenges: Vec<Value> =
+        st.challenges.iter().filter(|c| c.open || me.is_some_and(|m| m.id == c.by.id)).map(challenge_json).collect();
     let games: Vec<&Value> = st.games.values().collect();
     json!({
         "type": "welcome",
@@ -776,11 +771,9 @@ async fn handle_msg(
         LobbyMsg::Cancel { id } => {
             let p = me.as_ref().ok_or_else(no_identity)?;
             let mut st = lobby.state.lock().expect("lobby lock");
-            let i = st
-                .challenges
-                .iter()
-                .position(|c| c.id == id && c.by.id == p.id)
-                .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge of yours".into()))?;
+            let i = st.challenges.iter().position(|c| c.id == id && c.by.id == p.id).ok_or_else(|| {
+                ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge of yours".into())
+            })?;
             let c = st.challenges.remove(i);
             drop(st);
             let v = json!({"type": "challenge_removed", "id": c.id, "reason": "cancelled"});
@@ -795,11 +788,10 @@ async fn handle_msg(
             let p = me.as_ref().ok_or_else(no_identity)?;
             let c = {
                 let mut st = lobby.state.lock().expect("lobby lock");
-                let i = st
-                    .challenges
-                    .iter()
-                    .position(|c| c.id == id)
-                    .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge".into()))?;
+                let i =
+                    st.challenges.iter().position(|c| c.id == id).ok_or_else(|| {
+                        ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge".into())
+                    })?;
                 if st.challenges[i].by.id == p.id {
                     return Err(ApiError(
                         StatusCode::BAD_REQUEST,
@@ -822,7 +814,8 @@ async fn handle_msg(
                 SideChoice::North => Side::North,
                 SideChoice::Random => random_side(),
             };
-            let terms = Terms { ruleset: c.ruleset, clock: c.clock, rated: c.rated, listed: c.open, challenge: Some(c.id) };
+            let terms =
+                Terms { ruleset: c.ruleset, clock: c.clock, rated: c.rated, listed: c.open, challenge: Some(c.id) };
             start_match(s, c.by, side, b, terms).await?;
             Ok(Vec::new())
         }
@@ -830,7 +823,8 @@ async fn handle_msg(
             let p = me.as_ref().ok_or_else(no_identity)?;
             let ruleset = parse_ruleset(&ruleset)?;
             let fresh = load_player(s, &p.id).await?;
-            let player = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
+            let player =
+                PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
             {
                 let mut st = lobby.state.lock().expect("lobby lock");
                 if st.seeks.iter().any(|k| k.player.id == player.id) {
@@ -897,7 +891,8 @@ mod tests {
             seek("d", 1990.0, 0, "tsoro:8"),
         ];
         let pairs = find_pairs(&mut q, now);
-        let ids: Vec<(String, String)> = pairs.iter().map(|(x, y)| (x.player.id.clone(), y.player.id.clone())).collect();
+        let ids: Vec<(String, String)> =
+            pairs.iter().map(|(x, y)| (x.player.id.clone(), y.player.id.clone())).collect();
         assert_eq!(ids, [("a".to_string(), "c".to_string()), ("b".to_string(), "d".to_string())]);
     }
 

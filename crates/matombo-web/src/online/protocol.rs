@@ -345,7 +345,13 @@ mod tests {
         );
         assert_eq!(
             parse_lobby(br#"{"type":"challenge","ruleset":"tsoro:8,heads=1"}"#),
-            Ok(LobbyMsg::Challenge { ruleset: "tsoro:8,heads=1".into(), side: None, clock: None, rated: true, open: true })
+            Ok(LobbyMsg::Challenge {
+                ruleset: "tsoro:8,heads=1".into(),
+                side: None,
+                clock: None,
+                rated: true,
+                open: true
+            })
         );
         assert_eq!(
             parse_lobby(br#"{"type":"seek","ruleset":"nsolo:8","rated":false}"#),
@@ -363,7 +369,10 @@ mod tests {
             (br#"{"type":"name","name":""}"#, ErrorCode::InvalidField),
             (br#"{"type":"name","name":"a\u0007b"}"#, ErrorCode::InvalidField),
             (br#"{"type":"name","name":"aaaaaaaaaaaaaaaaaaaaaaaaa"}"#, ErrorCode::InvalidField),
-            (br#"{"type":"challenge","ruleset":"tsoro:8","clock":{"initial_ms":5,"increment_ms":0}}"#, ErrorCode::InvalidField),
+            (
+                br#"{"type":"challenge","ruleset":"tsoro:8","clock":{"initial_ms":5,"increment_ms":0}}"#,
+                ErrorCode::InvalidField,
+            ),
             (br#"{"type":"challenge","ruleset":"tsoro:8","side":"east"}"#, ErrorCode::Malformed),
             (br#"{"type":"challenge","ruleset":"tsoro 8"}"#, ErrorCode::InvalidField),
             (br#"{"type":"accept","id":"../x"}"#, ErrorCode::InvalidField),

@@ -129,10 +129,7 @@ pub const GROUPS: [Group; 4] = [
 
 /// The group of a ruleset (heads and bonus options do not matter).
 pub fn group_of(r: Ruleset) -> &'static str {
-    GROUPS
-        .iter()
-        .find(|g| g.game == r.kind() && (g.min..=g.max).contains(&r.size()))
-        .map_or("other", |g| g.name)
+    GROUPS.iter().find(|g| g.game == r.kind() && (g.min..=g.max).contains(&r.size())).map_or("other", |g| g.name)
 }
 
 /// The group called `name`.

@@ -335,8 +335,7 @@ fn rate(c: &Connection, id: &str, o: &Outcome, at: u64) -> rusqlite::Result<()> 
     if sp == np {
         return Ok(());
     }
-    let done: bool =
-        c.query_row("SELECT EXISTS(SELECT 1 FROM rating_changes WHERE room=?1)", [id], |r| r.get(0))?;
+    let done: bool = c.query_row("SELECT EXISTS(SELECT 1 FROM rating_changes WHERE room=?1)", [id], |r| r.get(0))?;
     if done {
         return Ok(());
     }
@@ -773,11 +772,9 @@ impl Store {
     /// A room's players and flags: (players by side, rated, listed).
     pub fn binding(&self, room: &str) -> Result<Option<([Option<String>; 2], bool, bool)>, StoreError> {
         let c = self.read.lock().expect("store lock");
-        Ok(c.query_row(
-            "SELECT south_player, north_player, rated, listed FROM rooms WHERE id=?1",
-            [room],
-            |r| Ok(([r.get(0)?, r.get(1)?], r.get(2)?, r.get(3)?)),
-        )
+        Ok(c.query_row("SELECT south_player, north_player, rated, listed FROM rooms WHERE id=?1", [room], |r| {
+            Ok(([r.get(0)?, r.get(1)?], r.get(2)?, r.get(3)?))
+        })
         .optional()?)
     }
 

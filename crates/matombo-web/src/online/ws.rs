@@ -104,7 +104,8 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         Some(side) => side_str(side).to_string(),
         None => format!("w{}", h.watchers.fetch_add(1, Ordering::Relaxed) + 1),
     };
-    let mut chat = Chat { me, name: String::new(), muted: Default::default(), bucket: Bucket::new(s.inner.limits.chat_per_sec) };
+    let mut chat =
+        Chat { me, name: String::new(), muted: Default::default(), bucket: Bucket::new(s.inner.limits.chat_per_sec) };
     let name = name.trim().to_string();
     chat.name = name.clone();
     {
@@ -415,8 +416,11 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
     if !room.game.is_over() {
         return vec![error_msg(ErrorCode::NotOver, "a rematch is offered once the game is over", Some(room.ply()))];
     }
-    let (ruleset, clock, names) =
-        (room.ruleset(), room.clocks.as_ref().map(|c| c.control), [room.seats[0].name.clone(), room.seats[1].name.clone()]);
+    let (ruleset, clock, names) = (
+        room.ruleset(),
+        room.clocks.as_ref().map(|c| c.control),
+        [room.seats[0].name.clone(), room.seats[1].name.clone()],
+    );
     drop(room);
     {
         let mut r = h.rematch.lock().expect("rematch lock");
@@ -439,7 +443,8 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
     let meta = h.meta.lock().expect("meta lock").clone();
     // Colours swapped: the new South is the old North.
     let seat_of = |old: usize| (meta.players[old].as_ref().map(|p| p.0.clone()), names[old].clone(), None);
-    let made = super::lobby::create_bound_room(s, ruleset, clock, meta.rated, meta.listed, [seat_of(1), seat_of(0)]).await;
+    let made =
+        super::lobby::create_bound_room(s, ruleset, clock, meta.rated, meta.listed, [seat_of(1), seat_of(0)]).await;
     let (id, tokens) = match made {
         Ok(x) => x,
         Err(e) => {
