@@ -62,6 +62,42 @@ pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
             u.rooms = u.rooms.saturating_sub(1);
         }
     }
+    let meta = h.meta.lock().expect("meta lock").clone();
+    if meta.listed {
+        s.inner.lobby.unlist_game(&h.id);
+    }
+    if meta.rated && tokio::runtime::Handle::try_current().is_ok() {
+        // The ratings were changed in the write that stored the end: tell the room and the
+        // players' lobby connections.
+        let (s, h) = (s.clone(), h.clone());
+        tokio::spawn(async move { announce_ratings(&s, &h).await });
+    }
+}
+
+async fn announce_ratings(s: &OnlineState, h: &Arc<RoomHandle>) {
+    let store = s.inner.store.clone();
+    let id = h.id.clone();
+    let Ok(Ok(changes)) = tokio::task::spawn_blocking(move || store.rating_changes(&id)).await else { return };
+    if changes.is_empty() {
+        return;
+    }
+    let mut v = json!({"type": "ratings", "group": changes[0].group});
+    for c in &changes {
+        let r2 = super::store::round2;
+        v[c.side.as_str()] = json!({
+            "id": c.player,
+            "before": {"rating": r2(c.before.0), "rd": r2(c.before.1)},
+            "after": {"rating": r2(c.after.0), "rd": r2(c.after.1)},
+        });
+    }
+    h.send(&v);
+    for c in &changes {
+        let store = s.inner.store.clone();
+        let p = c.player.clone();
+        if let Ok(Ok(Some(info))) = tokio::task::spawn_blocking(move || store.player(&p)).await {
+            s.inner.lobby.tell_player(&c.player, &json!({"type": "you", "player": super::lobby::player_json(&info)}));
+        }
+    }
 }
 
 /// Makes the flag fall on the server: one task per room while its clock runs.
@@ -119,6 +155,9 @@ pub(super) fn span(d: Duration) -> String {
 }
 
 pub(super) fn closed_message(limits: &super::Limits, reason: &str) -> String {
+    if reason == "aborted" {
+        return "this game was aborted before its first turn".into();
+    }
     if reason == "unclaimed" {
         format!("this game was closed: its invitation was not taken within {}", span(limits.unclaimed_expiry))
     } else {
