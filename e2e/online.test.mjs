@@ -267,6 +267,7 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   await alice.waitForFunction(() => document.getElementById('room').dataset.you === 'south');
   await bob.waitForFunction(() => document.getElementById('room').dataset.you === 'north');
   await playTurn(alice);
+  await bob.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 1);
   await playTurn(bob);
   await alice.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 2);
   // Chat between the players: markup arrives as text.
