@@ -239,7 +239,7 @@ test('online pages: site header, language switch in four languages, links from t
   noErrors(page);
 });
 
-test('lobby: two people meet through an open challenge, play, chat (markup shown as text)', async (browser) => {
+test('lobby: two people meet through an open challenge, play, chat (markup shown as text), a third watches, rematch, ratings', async (browser) => {
   const groups = await api('/api/online/groups');
   if (groups.status !== 200) {
     console.log('     (skipped: this server has no lobby)');
@@ -252,6 +252,8 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   const bob = await person(browser);
   await bob.goto(`${base}/online/`);
   await bob.waitForFunction(() => document.getElementById('lobby-status').textContent === '');
+  const carol = await person(browser);
+  await carol.goto(`${base}/online/`);
   await alice.waitForFunction(() => document.getElementById('lobby-status').textContent === '');
   await alice.selectOption('#create-game', 'tsoro');
   await alice.selectOption('#create-size', '8');
@@ -276,7 +278,35 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   await bob.waitForFunction(() => document.getElementById('chat-log-players').textContent.includes('good luck'));
   assert((await bob.$$('#chat-log-players img')).length === 0, 'no markup interpreted');
   assert((await bob.textContent('#chat-log-players')).includes('<img src=x'), 'the text as written');
-  noErrors(alice, bob);
+
+  // A third person watches from the lobby's list of games in progress; spectators chat apart.
+  await carol.waitForSelector('#live-games li a');
+  await carol.click('#live-games li a');
+  await carol.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 2 && !document.getElementById('room').dataset.you);
+  assert(await carol.$eval('#chat-players', (e) => e.hidden), "the players' chat is not a spectator's");
+  await carol.fill('#chat-spectators input', 'nice opening');
+  await carol.click('#chat-spectators button[type=submit]');
+  await carol.waitForFunction(() => document.getElementById('chat-log-spectators').textContent.includes('nice opening'));
+  await alice.waitForTimeout(300);
+  assert(!(await alice.textContent('#chat-log-players')).includes('nice opening'), "spectators' lines stay with spectators");
+  await bob.screenshot({ path: join(out, 'online-room-1280-chat.png') });
+
+  // The game ends (Bob resigns, confirmed on the page); a rematch, colours swapped.
+  await bob.click('#btn-resign');
+  await bob.click('#btn-resign-yes');
+  await alice.waitForSelector('#btn-rematch:not([hidden])');
+  await alice.click('#btn-rematch');
+  await bob.waitForFunction(() => document.getElementById('rematch-status').textContent.length > 0);
+  const first = alice.url();
+  await bob.click('#btn-rematch');
+  await alice.waitForFunction((u) => location.href !== u && document.getElementById('room')?.dataset.you === 'north', first);
+  await bob.waitForFunction(() => document.getElementById('room')?.dataset.you === 'south');
+  // Both players' ratings moved off the start after the rated game.
+  await alice.goto(`${base}/online/player`);
+  await alice.waitForFunction(() => document.querySelectorAll('#ratings li').length > 0);
+  const rating = await alice.textContent('#ratings');
+  assert(/\d/.test(rating) && !rating.includes('1500?'), `Alice's rating after a win: ${rating}`);
+  noErrors(alice, bob, carol);
 });
 
 const browser = await launchChromium();

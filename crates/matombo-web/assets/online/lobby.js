@@ -50,6 +50,8 @@ let me = null;
 let seeking = null;
 let retry = 500;
 let lobbyOk = false;
+let watchOnly = false;
+let triedWatching = false;
 const challenges = new Map();
 const games = new Map();
 const pendingChallenge = new URLSearchParams(location.search).get('challenge');
@@ -153,7 +155,7 @@ function renderGames() {
 
 function renderMe() {
   if (!me) {
-    $('identity-info').textContent = '';
+    if (!watchOnly) $('identity-info').textContent = '';
     return;
   }
   const ratings = Object.entries(me.ratings || {})
@@ -241,7 +243,8 @@ function connect(extra = {}) {
   ws = socket;
   let welcomed = false;
   socket.onopen = () => {
-    const hello = { type: 'hello', player: secret(), ...extra };
+    // Refused an identity (e.g. too many new players from one address): watch the lists.
+    const hello = watchOnly ? { type: 'hello' } : { type: 'hello', player: secret(), ...extra };
     const name = get(NAME_KEY);
     if (name && !hello.name) hello.name = name;
     socket.send(JSON.stringify(hello));
@@ -256,11 +259,19 @@ function connect(extra = {}) {
     if (v.type === 'welcome') {
       welcomed = true;
       retry = 500;
+    } else if (v.type === 'error' && !welcomed && !watchOnly) {
+      watchOnly = true;
+      $('identity-info').textContent = v.message;
     }
     handle(v);
   };
   socket.onclose = () => {
     if (ws !== socket) return;
+    if (!welcomed && watchOnly && !triedWatching) {
+      triedWatching = true;
+      connect();
+      return;
+    }
     if (!welcomed && !lobbyOk) {
       // No lobby on this server: the form makes link games, nothing is listed.
       $('lobby-status').textContent = words.lobby_unavailable;
