@@ -278,6 +278,7 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   await bob.waitForFunction(() => document.getElementById('chat-log-players').textContent.includes('good luck'));
   assert((await bob.$$('#chat-log-players img')).length === 0, 'no markup interpreted');
   assert((await bob.textContent('#chat-log-players')).includes('<img src=x'), 'the text as written');
+  assert((await bob.textContent('#chat-log-players strong')) === 'Alice', "the line carries Alice's lobby name");
 
   // A third person watches from the lobby's list of games in progress; spectators chat apart.
   await carol.waitForSelector('#live-games li a');

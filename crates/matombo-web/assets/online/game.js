@@ -623,7 +623,9 @@ function connect() {
     retry = 500;
     const hello = { type: 'hello' };
     if (token) hello.token = token;
-    if (saved.name) hello.name = saved.name;
+    // The name given for this seat, else the one chosen in the lobby.
+    const name = saved.name || localStorage.getItem(NAME_KEY);
+    if (name) hello.name = name;
     socket.send(JSON.stringify(hello));
     for (const from of muted) socket.send(JSON.stringify({ type: 'mute', from }));
   };
