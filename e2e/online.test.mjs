@@ -310,5 +310,35 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   noErrors(alice, bob, carol);
 });
 
+test('lobby in Bengali: a challenge accepted, a turn each, the room in Bengali', async (browser) => {
+  const groups = await api('/api/online/groups');
+  if (groups.status !== 200) {
+    console.log('     (skipped: this server has no lobby)');
+    return;
+  }
+  const rudo = await person(browser, { lang: 'bn' });
+  await rudo.goto(`${base}/online/?lang=bn`);
+  const tendai = await person(browser, { lang: 'bn' });
+  await tendai.goto(`${base}/online/?lang=bn`);
+  for (const p of [rudo, tendai]) await p.waitForFunction(() => document.getElementById('lobby-status').textContent === '');
+  await rudo.selectOption('#create-game', 'nsolo');
+  await rudo.selectOption('#create-size', '8');
+  await rudo.selectOption('select[name=side]', 'south');
+  await rudo.click('#btn-create');
+  await tendai.waitForSelector('#challenges tr button.accept');
+  await tendai.click('#challenges tr button.accept');
+  await rudo.waitForFunction(() => document.getElementById('room')?.dataset.you === 'south');
+  await tendai.waitForFunction(() => document.getElementById('room')?.dataset.you === 'north');
+  assert((await rudo.getAttribute('html', 'lang')) === 'bn', 'the room in Bengali');
+  await rudo.waitForFunction(() => document.getElementById('status').textContent.includes('আপনার'));
+  await playTurn(rudo);
+  await tendai.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 1);
+  await playTurn(tendai);
+  await rudo.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 2);
+  await settled(rudo);
+  await rudo.screenshot({ path: join(out, 'online-room-1280-bn.png') });
+  noErrors(rudo, tendai);
+});
+
 const browser = await launchChromium();
 await runTests(tests, browser, process.env.E2E_ONLY || '');
