@@ -171,6 +171,28 @@ test('room: two people by invitation, a third watches; North sees its own rows n
   noErrors(alice, bob, carol);
 });
 
+test('room: a game with no turn played is aborted by a player', async (browser) => {
+  const r = await room('tsoro:8');
+  const alice = await person(browser);
+  await alice.goto(`${base}/online/game/${r.id}#seat=${r.token}`);
+  await alice.waitForFunction(() => document.getElementById('room').dataset.you === 'south');
+  const state = await api(`/api/online/rooms/${r.id}`);
+  if (!('rated' in state.body)) {
+    console.log('     (skipped: this server has no abort)');
+    return;
+  }
+  const bob = await person(browser);
+  await bob.goto(`${base}/online/game/${r.id}#invite=${r.invite}`);
+  await bob.click('#btn-claim');
+  await bob.waitForFunction(() => document.getElementById('room').dataset.you === 'north');
+  await alice.waitForSelector('#btn-abort:not([hidden])');
+  await alice.click('#btn-abort');
+  await bob.waitForFunction(() => document.getElementById('status').textContent.includes('closed'));
+  assert(await bob.$eval('#btn-resign', (b) => b.hidden), 'nothing to resign in a closed game');
+  assert((await bob.$$('#board g.hole.legal')).length === 0, 'no turn in a closed game');
+  noErrors(alice, bob);
+});
+
 test('room: a wrong room link says no such game', async (browser) => {
   const page = await person(browser);
   await page.goto(`${base}/online/game/NoSuchRoom42`);
@@ -307,6 +329,10 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   await alice.waitForFunction(() => document.querySelectorAll('#ratings li').length > 0);
   const rating = await alice.textContent('#ratings');
   assert(/\d/.test(rating) && !rating.includes('1500?'), `Alice's rating after a win: ${rating}`);
+  // The leaderboard of the group lists both, with their deviation.
+  await alice.goto(`${base}/online/leaderboard?group=tsoro-small`);
+  await alice.waitForFunction(() => document.querySelectorAll('#board-table tbody tr').length >= 2);
+  assert((await alice.textContent('#board-table')).includes('±'), 'ratings shown with their deviation');
   noErrors(alice, bob, carol);
 });
 
