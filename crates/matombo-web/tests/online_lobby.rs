@@ -431,3 +431,47 @@ async fn a_player_cannot_act_in_a_game_not_his() {
     let (_, state) = get(addr, &format!("/api/online/rooms/{}", m1["room"].as_str().unwrap())).await;
     assert_eq!(state["ply"], 0);
 }
+
+#[tokio::test]
+async fn hostile_lobby_messages_get_an_error_and_change_nothing() {
+    use rand::{rngs::SmallRng, Rng, SeedableRng};
+    let addr = server("hostile", fast()).await;
+    let (mut a, _) = player(addr, 'a', "Rudo").await;
+    let mut rng = SmallRng::seed_from_u64(26);
+    let junk = |rng: &mut SmallRng, n: usize| -> String {
+        (0..n).map(|_| char::from_u32(rng.random_range(0..0x3000)).unwrap_or('\u{7}')).collect()
+    };
+    for i in 0..300 {
+        let msg = match i % 6 {
+            0 => {
+                let n = rng.random_range(0..60);
+                junk(&mut rng, n)
+            }
+            1 => json!({"type": "challenge", "ruleset": junk(&mut rng, 12)}).to_string(),
+            2 => {
+                let ty = if i % 4 == 2 { "accept" } else { "cancel" };
+                json!({"type": ty, "id": format!("{}/", junk(&mut rng, 8))}).to_string()
+            }
+            3 => json!({"type": "name", "name": format!("{}\u{1}", junk(&mut rng, 5))}).to_string(),
+            4 => {
+                let ms = rng.random_range(0..999);
+                json!({"type": "seek", "ruleset": "tsoro:8", "clock": {"initial_ms": ms, "increment_ms": 0}})
+                    .to_string()
+            }
+            _ => json!({"type": junk(&mut rng, 6), "ruleset": "tsoro:8"}).to_string(),
+        };
+        a.send(Message::text(msg.clone())).await.unwrap();
+        let e = recv_error(&mut a).await;
+        assert!(e["error"].is_string(), "{msg:?} → {e}");
+    }
+    // Nothing was created: no challenge listed, no seek, the name unchanged.
+    let (_, w) = lobby(addr, json!({"type": "hello", "player": secret('a')})).await;
+    assert_eq!(w["challenges"], json!([]));
+    assert_eq!(w["you"]["name"], "Rudo");
+    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    send(&mut b, json!({"type": "seek", "ruleset": "tsoro:8"})).await;
+    recv_type(&mut b, "seeking").await;
+    send(&mut b, json!({"type": "ping"})).await;
+    let next = recv(&mut b).await;
+    assert_eq!(next["type"], "pong", "nobody else was waiting: {next}");
+}

@@ -770,7 +770,7 @@ impl Store {
     }
 
     /// A room's players and flags: (players by side, rated, listed).
-    pub fn binding(&self, room: &str) -> Result<Option<([Option<String>; 2], bool, bool)>, StoreError> {
+    pub fn binding(&self, room: &str) -> Result<Option<Binding>, StoreError> {
         let c = self.read.lock().expect("store lock");
         Ok(c.query_row("SELECT south_player, north_player, rated, listed FROM rooms WHERE id=?1", [room], |r| {
             Ok(([r.get(0)?, r.get(1)?], r.get(2)?, r.get(3)?))
@@ -850,6 +850,9 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
+
+/// A room's players by side, rated, listed.
+pub type Binding = ([Option<String>; 2], bool, bool);
 
 /// A player as stored: id, name, creation time and ratings by group (with rated games).
 #[derive(Clone, Debug)]
