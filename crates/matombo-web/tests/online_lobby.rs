@@ -475,3 +475,38 @@ async fn hostile_lobby_messages_get_an_error_and_change_nothing() {
     let next = recv(&mut b).await;
     assert_eq!(next["type"], "pong", "nobody else was waiting: {next}");
 }
+
+#[tokio::test]
+async fn rates_of_challenges_chat_and_new_identities_are_bounded() {
+    let addr = server(
+        "rates",
+        Limits { players_per_addr_hour: 3, messages_per_sec: 10_000.0, turns_per_sec: 10_000.0, ..Limits::default() },
+    )
+    .await;
+    let (mut a, _) = player(addr, 'a', "Rudo").await;
+    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    // One challenge or seek a second per connection.
+    send(&mut a, json!({"type": "challenge", "ruleset": "tsoro:8"})).await;
+    recv_type(&mut a, "challenge_added").await;
+    send(&mut a, json!({"type": "challenge", "ruleset": "tsoro:9"})).await;
+    assert_eq!(recv_error(&mut a).await["error"], "rate_limited");
+    // Chat: two lines at once, then one a second.
+    let id = recv_type(&mut b, "challenge_added").await["challenge"]["id"].clone();
+    send(&mut b, json!({"type": "accept", "id": id})).await;
+    let m = recv_type(&mut b, "matched").await;
+    let (mut ws, _) = room(addr, m["room"].as_str().unwrap(), m["token"].as_str()).await;
+    for _ in 0..2 {
+        send(&mut ws, json!({"type": "chat", "text": "hello"})).await;
+        recv_type(&mut ws, "chat").await;
+    }
+    send(&mut ws, json!({"type": "chat", "text": "hello"})).await;
+    assert_eq!(recv_error(&mut ws).await["error"], "rate_limited");
+    // Three identities an hour from this address (two made above).
+    player(addr, 'c', "Chipo").await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    send(&mut ws, json!({"type": "hello", "player": secret('d')})).await;
+    assert_eq!(recv_error(&mut ws).await["error"], "rate_limited");
+    // A known player still comes in.
+    let (_, w) = player(addr, 'a', "Rudo").await;
+    assert_eq!(w["you"]["name"], "Rudo");
+}
