@@ -510,3 +510,49 @@ async fn rates_of_challenges_chat_and_new_identities_are_bounded() {
     let (_, w) = player(addr, 'a', "Rudo").await;
     assert_eq!(w["you"]["name"], "Rudo");
 }
+
+/// A server on `db` that stops when the sender is dropped or sent to.
+async fn start_stoppable(
+    db: &std::path::Path,
+) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let state = matombo_web::online::OnlineState::open_with_limits(Some(db), fast()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(matombo_web::limits::serve_until(
+        listener,
+        matombo_web::app(state),
+        ServerLimits::default(),
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    (addr, stop_tx, server)
+}
+
+#[tokio::test]
+async fn a_rated_lobby_game_survives_a_restart_listed_and_rated() {
+    let db = common::temp_db("lobby", "restart");
+    let (ma, mb) = {
+        let (addr, stop, server) = start_stoppable(&db).await;
+        let (mut a, _) = player(addr, 'a', "Rudo").await;
+        let (mut b, _) = player(addr, 'b', "Tendai").await;
+        let m = meet(&mut a, &mut b, "nsolo:20", true).await;
+        drop((a, b));
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
+        m
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (addr, _stop, _server) = start_stoppable(&db).await;
+    let (_w, welcome) = lobby(addr, json!({"type": "hello"})).await;
+    assert_eq!(welcome["games"][0]["id"], ma["room"], "{welcome}");
+    assert_eq!(welcome["games"][0]["group"], "nsolo-large");
+    let (_, st) = room(addr, ma["room"].as_str().unwrap(), None).await;
+    assert_eq!(st["rated"], true);
+    assert_eq!(st["players"]["south"]["name"], "Rudo");
+    let (_s, _n, ratings) = south_wins(addr, &ma, &mb, true).await;
+    let ratings = ratings.unwrap();
+    assert_eq!(ratings["group"], "nsolo-large");
+    assert!(ratings["south"]["after"]["rating"].as_f64().unwrap() > 1500.0);
+}
