@@ -294,7 +294,11 @@ fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> 
          RETURNING id",
     )?;
     let ids = st.query_map(params![now as i64, unclaimed_before as i64, idle_before as i64], |r| r.get(0))?;
-    ids.collect()
+    let ids = ids.collect();
+    // A player's address is kept only for the hour that counts new identities per address.
+    c.prepare_cached("UPDATE players SET creator_addr=NULL WHERE creator_addr IS NOT NULL AND created < ?1")?
+        .execute([now.saturating_sub(3_600_000) as i64])?;
+    ids
 }
 
 /// Marks a live room active; an error if it was closed meanwhile (the write is refused).
