@@ -431,3 +431,128 @@ async fn a_player_cannot_act_in_a_game_not_his() {
     let (_, state) = get(addr, &format!("/api/online/rooms/{}", m1["room"].as_str().unwrap())).await;
     assert_eq!(state["ply"], 0);
 }
+
+#[tokio::test]
+async fn hostile_lobby_messages_get_an_error_and_change_nothing() {
+    use rand::{rngs::SmallRng, Rng, SeedableRng};
+    let addr = server("hostile", fast()).await;
+    let (mut a, _) = player(addr, 'a', "Rudo").await;
+    let mut rng = SmallRng::seed_from_u64(26);
+    let junk = |rng: &mut SmallRng, n: usize| -> String {
+        (0..n).map(|_| char::from_u32(rng.random_range(0..0x3000)).unwrap_or('\u{7}')).collect()
+    };
+    for i in 0..300 {
+        let msg = match i % 6 {
+            0 => {
+                let n = rng.random_range(0..60);
+                junk(&mut rng, n)
+            }
+            1 => json!({"type": "challenge", "ruleset": junk(&mut rng, 12)}).to_string(),
+            2 => {
+                let ty = if i % 4 == 2 { "accept" } else { "cancel" };
+                json!({"type": ty, "id": format!("{}/", junk(&mut rng, 8))}).to_string()
+            }
+            3 => json!({"type": "name", "name": format!("{}\u{1}", junk(&mut rng, 5))}).to_string(),
+            4 => {
+                let ms = rng.random_range(0..999);
+                json!({"type": "seek", "ruleset": "tsoro:8", "clock": {"initial_ms": ms, "increment_ms": 0}})
+                    .to_string()
+            }
+            _ => json!({"type": junk(&mut rng, 6), "ruleset": "tsoro:8"}).to_string(),
+        };
+        a.send(Message::text(msg.clone())).await.unwrap();
+        let e = recv_error(&mut a).await;
+        assert!(e["error"].is_string(), "{msg:?} → {e}");
+    }
+    // Nothing was created: no challenge listed, no seek, the name unchanged.
+    let (_, w) = lobby(addr, json!({"type": "hello", "player": secret('a')})).await;
+    assert_eq!(w["challenges"], json!([]));
+    assert_eq!(w["you"]["name"], "Rudo");
+    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    send(&mut b, json!({"type": "seek", "ruleset": "tsoro:8"})).await;
+    recv_type(&mut b, "seeking").await;
+    send(&mut b, json!({"type": "ping"})).await;
+    let next = recv(&mut b).await;
+    assert_eq!(next["type"], "pong", "nobody else was waiting: {next}");
+}
+
+#[tokio::test]
+async fn rates_of_challenges_chat_and_new_identities_are_bounded() {
+    let addr = server(
+        "rates",
+        Limits { players_per_addr_hour: 3, messages_per_sec: 10_000.0, turns_per_sec: 10_000.0, ..Limits::default() },
+    )
+    .await;
+    let (mut a, _) = player(addr, 'a', "Rudo").await;
+    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    // One challenge or seek a second per connection.
+    send(&mut a, json!({"type": "challenge", "ruleset": "tsoro:8"})).await;
+    recv_type(&mut a, "challenge_added").await;
+    send(&mut a, json!({"type": "challenge", "ruleset": "tsoro:9"})).await;
+    assert_eq!(recv_error(&mut a).await["error"], "rate_limited");
+    // Chat: two lines at once, then one a second.
+    let id = recv_type(&mut b, "challenge_added").await["challenge"]["id"].clone();
+    send(&mut b, json!({"type": "accept", "id": id})).await;
+    let m = recv_type(&mut b, "matched").await;
+    let (mut ws, _) = room(addr, m["room"].as_str().unwrap(), m["token"].as_str()).await;
+    for _ in 0..2 {
+        send(&mut ws, json!({"type": "chat", "text": "hello"})).await;
+        recv_type(&mut ws, "chat").await;
+    }
+    send(&mut ws, json!({"type": "chat", "text": "hello"})).await;
+    assert_eq!(recv_error(&mut ws).await["error"], "rate_limited");
+    // Three identities an hour from this address (two made above).
+    player(addr, 'c', "Chipo").await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    send(&mut ws, json!({"type": "hello", "player": secret('d')})).await;
+    assert_eq!(recv_error(&mut ws).await["error"], "rate_limited");
+    // A known player still comes in.
+    let (_, w) = player(addr, 'a', "Rudo").await;
+    assert_eq!(w["you"]["name"], "Rudo");
+}
+
+/// A server on `db` that stops when the sender is dropped or sent to.
+async fn start_stoppable(
+    db: &std::path::Path,
+) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let state = matombo_web::online::OnlineState::open_with_limits(Some(db), fast()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(matombo_web::limits::serve_until(
+        listener,
+        matombo_web::app(state),
+        ServerLimits::default(),
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    (addr, stop_tx, server)
+}
+
+#[tokio::test]
+async fn a_rated_lobby_game_survives_a_restart_listed_and_rated() {
+    let db = common::temp_db("lobby", "restart");
+    let (ma, mb) = {
+        let (addr, stop, server) = start_stoppable(&db).await;
+        let (mut a, _) = player(addr, 'a', "Rudo").await;
+        let (mut b, _) = player(addr, 'b', "Tendai").await;
+        let m = meet(&mut a, &mut b, "nsolo:20", true).await;
+        drop((a, b));
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
+        m
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (addr, _stop, _server) = start_stoppable(&db).await;
+    let (_w, welcome) = lobby(addr, json!({"type": "hello"})).await;
+    assert_eq!(welcome["games"][0]["id"], ma["room"], "{welcome}");
+    assert_eq!(welcome["games"][0]["group"], "nsolo-large");
+    let (_, st) = room(addr, ma["room"].as_str().unwrap(), None).await;
+    assert_eq!(st["rated"], true);
+    assert_eq!(st["players"]["south"]["name"], "Rudo");
+    let (_s, _n, ratings) = south_wins(addr, &ma, &mb, true).await;
+    let ratings = ratings.unwrap();
+    assert_eq!(ratings["group"], "nsolo-large");
+    assert!(ratings["south"]["after"]["rating"].as_f64().unwrap() > 1500.0);
+}

@@ -43,19 +43,36 @@ pub(super) async fn end_game(
     Ok(())
 }
 
-/// A game ended (or was closed): its creator may open another, and it leaves memory
-/// (connections still holding it keep it alive; later requests read it back from the store).
+/// How long a finished game stays in memory, so that players who reconnect after the end
+/// share its chat and rematch offers with those still there.
+const KEEP_FINISHED: Duration = Duration::from_secs(10 * 60);
+
+/// A game ended (or was closed): its creator may open another, and it leaves memory, at
+/// once if closed, after [`KEEP_FINISHED`] if over (connections still holding it keep it
+/// alive; later requests read it back from the store).
 pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
     // An end and a closing may meet: the slot is given back once.
     if h.released.swap(true, Ordering::AcqRel) {
         return;
     }
     s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-    {
+    let forget = |s: &OnlineState, h: &Arc<RoomHandle>| {
         let mut rooms = s.inner.rooms.lock().expect("rooms lock");
         if rooms.get(&h.id).is_some_and(|x| Arc::ptr_eq(x, h)) {
             rooms.remove(&h.id);
         }
+    };
+    if h.closed.load(Ordering::Acquire) || tokio::runtime::Handle::try_current().is_err() {
+        forget(s, h);
+    } else {
+        let weak = Arc::downgrade(&s.inner);
+        let h = h.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(KEEP_FINISHED).await;
+            if let Some(inner) = weak.upgrade() {
+                forget(&OnlineState { inner }, &h);
+            }
+        });
     }
     if let Some(a) = h.creator {
         if let Some(u) = s.inner.per_addr.lock().expect("addr lock").get_mut(&a) {

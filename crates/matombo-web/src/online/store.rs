@@ -294,7 +294,11 @@ fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> 
          RETURNING id",
     )?;
     let ids = st.query_map(params![now as i64, unclaimed_before as i64, idle_before as i64], |r| r.get(0))?;
-    ids.collect()
+    let ids = ids.collect();
+    // A player's address is kept only for the hour that counts new identities per address.
+    c.prepare_cached("UPDATE players SET creator_addr=NULL WHERE creator_addr IS NOT NULL AND created < ?1")?
+        .execute([now.saturating_sub(3_600_000) as i64])?;
+    ids
 }
 
 /// Marks a live room active; an error if it was closed meanwhile (the write is refused).
@@ -770,7 +774,7 @@ impl Store {
     }
 
     /// A room's players and flags: (players by side, rated, listed).
-    pub fn binding(&self, room: &str) -> Result<Option<([Option<String>; 2], bool, bool)>, StoreError> {
+    pub fn binding(&self, room: &str) -> Result<Option<Binding>, StoreError> {
         let c = self.read.lock().expect("store lock");
         Ok(c.query_row("SELECT south_player, north_player, rated, listed FROM rooms WHERE id=?1", [room], |r| {
             Ok(([r.get(0)?, r.get(1)?], r.get(2)?, r.get(3)?))
@@ -850,6 +854,9 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
+
+/// A room's players by side, rated, listed.
+pub type Binding = ([Option<String>; 2], bool, bool);
 
 /// A player as stored: id, name, creation time and ratings by group (with rated games).
 #[derive(Clone, Debug)]
