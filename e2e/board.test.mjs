@@ -317,19 +317,14 @@ test('Nsolo bonus: the last hole in canonical order first, then the first, recor
 });
 
 test('online: bonus picks in any order, the canonical token sent', async (browser) => {
-  const alice = await open(browser, '/online/');
-  alice.on('dialog', (d) => d.accept('Alice'));
-  await alice.fill('input[name=ruleset]', 'nsolo:8');
-  await alice.selectOption('select[name=side]', 'south');
-  await alice.fill('input[name=name]', 'Alice');
-  await alice.click('button[type=submit]');
-  await alice.waitForURL(/\/online\/game\/\w+#seat=/);
-  const invite = await alice.inputValue('#invite-link');
-  const bob = await open(browser, null);
-  bob.on('dialog', (d) => d.accept('Bob'));
-  await bob.goto(invite);
+  const made = await api('/api/online/rooms', { ruleset: 'nsolo:8', side: 'south', name: 'Alice' });
+  const alice = await open(browser, `/online/game/${made.id}#seat=${made.token}`);
+  const bob = await open(browser, `/online/game/${made.id}#invite=${made.invite}`);
+  await bob.waitForSelector('#claim:not([hidden])');
+  await bob.fill('#claim-name', 'Bob');
+  await bob.click('#btn-claim');
   await bob.waitForURL(/#seat=/);
-  await alice.waitForFunction(() => document.getElementById('status').dataset.offer === 'yes');
+  await alice.waitForFunction(() => document.getElementById('room').dataset.offer === 'yes');
   await tap(alice, 'B1');
   await alice.waitForSelector('#board g.hole.takeable');
   await alice.waitForFunction(() => !document.querySelector('#board svg.animating'));
@@ -340,7 +335,7 @@ test('online: bonus picks in any order, the canonical token sent', async (browse
   assert((await takeable(alice)).includes(first), `${first} still offered after ${last}`);
   await alice.screenshot({ path: join(out, 'board-online-bonus.png') });
   await tap(alice, first);
-  await bob.waitForFunction(() => Number(document.getElementById('status').dataset.ply) === 1);
+  await bob.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 1);
   const id = new URL(alice.url()).pathname.split('/').pop();
   const record = await (await fetch(`${base}/api/online/rooms/${id}/record`)).text();
   assert(record.includes(`1. B1x${first}x${last}`), `record: ${record}`);

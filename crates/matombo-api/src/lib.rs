@@ -97,6 +97,18 @@ pub enum ErrorCode {
     ContentType,
     /// The request took too long.
     Timeout,
+    /// Online lobby: the action needs a player identity (a hello with `player`).
+    NoIdentity,
+    /// Online lobby: too many open challenges or pairing requests from this player.
+    TooManyChallenges,
+    /// Online lobby: a player cannot accept his own challenge.
+    OwnChallenge,
+    /// Online lobby: the transfer code is wrong, used or expired.
+    BadCode,
+    /// Online: a rematch is offered only once the game is over.
+    NotOver,
+    /// Online: a game is aborted only before its first turn.
+    CannotAbort,
     /// The game could not be stored; nothing was changed.
     Storage,
     /// The server failed; never expected.
@@ -105,7 +117,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the documented order.
-    pub const ALL: [ErrorCode; 31] = [
+    pub const ALL: [ErrorCode; 37] = [
         ErrorCode::Malformed,
         ErrorCode::InvalidField,
         ErrorCode::TooLarge,
@@ -135,6 +147,12 @@ impl ErrorCode {
         ErrorCode::ForbiddenOrigin,
         ErrorCode::ContentType,
         ErrorCode::Timeout,
+        ErrorCode::NoIdentity,
+        ErrorCode::TooManyChallenges,
+        ErrorCode::OwnChallenge,
+        ErrorCode::BadCode,
+        ErrorCode::NotOver,
+        ErrorCode::CannotAbort,
         ErrorCode::Storage,
         ErrorCode::Internal,
     ];
@@ -171,6 +189,12 @@ impl ErrorCode {
             ErrorCode::ForbiddenOrigin => "forbidden_origin",
             ErrorCode::ContentType => "content_type",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::NoIdentity => "no_identity",
+            ErrorCode::TooManyChallenges => "too_many_challenges",
+            ErrorCode::OwnChallenge => "own_challenge",
+            ErrorCode::BadCode => "bad_code",
+            ErrorCode::NotOver => "not_over",
+            ErrorCode::CannotAbort => "cannot_abort",
             ErrorCode::Storage => "storage",
             ErrorCode::Internal => "internal",
         }

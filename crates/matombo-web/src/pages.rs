@@ -183,7 +183,7 @@ fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str)
 <body class="{body_class}">
 <header class="site">
 <a class="brand" href="{home}"><img src="{st}/img/icon.svg" alt="" width="28" height="28"> matombo</a>
-<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a></nav>
+<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a>{online}</nav>
 <nav class="langs" aria-label="{language}">{switch}</nav>
 </header>
 <main id="main">
@@ -202,8 +202,20 @@ fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str)
         home = esc(&t.href("index", lang, "")),
         tsoro = esc(&t.href("rules-tsoro", lang, "")),
         nsolo = esc(&t.href("rules-nsolo", lang, "")),
+        // Online play needs the server: a static site has no such page.
+        online = match t {
+            Target::Server => format!(
+                "<a href=\"{}\" id=\"nav-online\">{}</a>",
+                esc(&t.href("online", lang, "")),
+                esc(&word(lang, "online"))
+            ),
+            Target::Site => String::new(),
+        },
         script = if script.is_empty() {
             String::new()
+        } else if script.contains('/') {
+            // A page's own folder (the online pages' `online/game.js`).
+            format!("<script type=\"module\" src=\"{}/{script}\"></script>", t.static_base())
         } else {
             format!("<script type=\"module\" src=\"{}/js/{script}\"></script>", t.static_base())
         },
@@ -718,7 +730,7 @@ pub fn review_html(t: Target, lang: &str) -> String {
         online = match t {
             Target::Server => format!(
                 "<label>{} <input type=\"text\" id=\"online-id\" autocomplete=\"off\" spellcheck=\"false\"></label>\n",
-                w("online_game")
+                w("review_online_game")
             ),
             Target::Site => String::new(),
         },
@@ -755,4 +767,419 @@ pub fn words(lang: &str) -> BTreeMap<String, String> {
         .as_object()
         .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
         .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- online pages
+
+/// The online pages' shared stylesheet, linked from the page body (the site's head has
+/// only the site's stylesheet).
+fn online_css(t: Target) -> String {
+    format!("<link rel=\"stylesheet\" href=\"{}/online/online.css\">", t.static_base())
+}
+
+/// Serves the online pages (lobby, game room, archive, leaderboard, player) from the
+/// site's templates, in the visitor's language, ahead of whatever else would answer
+/// their address: applied to the whole site by [`crate::app`].
+pub async fn online_pages(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD {
+        return next.run(req).await;
+    }
+    let path = req.uri().path().to_string();
+    let Some(rest) = path.strip_prefix("/online") else { return next.run(req).await };
+    let q = Query::<PageQuery>::try_from_uri(req.uri()).map(|Query(q)| q).unwrap_or_default();
+    let (lang, set) = language(&q, req.headers());
+    let html = match rest {
+        "" | "/" => online_lobby_html(lang),
+        "/archive" => online_archive_html(lang),
+        "/leaderboard" => online_leaderboard_html(lang),
+        "/player" => online_player_html(lang),
+        _ => match rest.strip_prefix("/game/") {
+            Some(id) if !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric()) => {
+                online_game_html(lang, id)
+            }
+            // A malformed room address: the room page says there is no such game.
+            Some(_) => online_game_html(lang, ""),
+            None => return next.run(req).await,
+        },
+    };
+    respond(lang, set, html)
+}
+
+/// Words for the online pages' scripts are the page's `ui-words`; this is `w` escaped.
+fn ow(lang: &str) -> impl Fn(&str) -> String + '_ {
+    move |k: &str| esc(&word(lang, k))
+}
+
+/// The lobby: open challenges, games in progress, quick pairing, the new-game form and
+/// the player's identity.
+pub fn online_lobby_html(lang: &str) -> String {
+    let t = Target::Server;
+    let w = ow(lang);
+    // The sizes of each game go to the page's script, which fills the size list.
+    let games: String = games()
+        .into_iter()
+        .map(|g| {
+            let sizes: Vec<String> = g.sizes.iter().map(|n| n.to_string()).collect();
+            format!(
+                "<option value=\"{game}\" data-sizes=\"{sizes}\" data-default=\"{default}\">{name}</option>",
+                game = g.game,
+                sizes = sizes.join(","),
+                default = g.default_size,
+                name = esc(&cat(lang, g.game, "name"))
+            )
+        })
+        .collect();
+    let main = format!(
+        r#"{css}
+<div class="online-lobby" id="lobby">
+<h1>{online}</h1>
+<p class="lead">{lobby_intro}</p>
+<section class="panel identity" id="identity" aria-labelledby="identity-title">
+<h2 id="identity-title">{you}</h2>
+<form id="name-form" class="inline-form"><label>{your_name} <input id="player-name" name="name" maxlength="40" autocomplete="nickname"></label><button type="submit">{save}</button></form>
+<p id="identity-info" class="muted"></p>
+<details id="transfer"><summary>{transfer}</summary>
+<p class="muted">{transfer_help}</p>
+<div class="button-row"><button type="button" id="btn-transfer-show">{transfer_show}</button><code id="transfer-code"></code></div>
+<form id="transfer-form" class="inline-form"><label>{transfer_enter} <input id="transfer-input" maxlength="64" autocomplete="off" spellcheck="false"></label><button type="submit">{transfer_use}</button></form>
+<p id="transfer-message" class="tool-message" aria-live="polite"></p>
+</details>
+</section>
+<section class="panel quick" id="quick" aria-labelledby="quick-title">
+<h2 id="quick-title">{quick_pairing}</h2>
+<p class="muted">{quick_help}</p>
+<div class="button-row" id="quick-buttons"></div>
+<p id="quick-status" class="tool-message" aria-live="polite"></p>
+</section>
+<section class="panel challenges" aria-labelledby="challenges-title">
+<h2 id="challenges-title">{open_challenges}</h2>
+<p id="lobby-status" class="muted" aria-live="polite"></p>
+<table class="list" id="challenges"><thead><tr><th>{game_word}</th><th>{clock}</th><th>{player}</th><th>{rating}</th><th></th></tr></thead><tbody></tbody></table>
+<p id="no-challenges" class="muted">{no_challenges}</p>
+</section>
+<section class="panel create" aria-labelledby="create-title">
+<h2 id="create-title">{create_game}</h2>
+<form id="create">
+<div class="form-grid">
+<label>{game_word} <select name="game" id="create-game">{games}</select></label>
+<label>{board_size} <select name="size" id="create-size"></select></label>
+<label class="tsoro-only">{heads} <select name="heads"><option>0</option><option>1</option><option selected>2</option></select></label>
+<label class="tsoro-only">{bonus_holes} <select name="bonus"><option>0</option><option>1</option><option selected>2</option><option>3</option></select></label>
+<label>{your_side} <select name="side"><option value="random">{random}</option><option value="south">{south_first}</option><option value="north">{north}</option></select></label>
+<label>{minutes} <input name="minutes" type="number" min="0" max="1440" step="1" placeholder="{no_clock}"></label>
+<label>{increment} <input name="increment" type="number" min="0" max="3600" step="1" value="0"></label>
+</div>
+<fieldset class="who"><legend>{who_may_join}</legend>
+<label class="check"><input type="radio" name="open" value="open" checked> {open_to_all}</label>
+<label class="check"><input type="radio" name="open" value="link"> {link_only}</label>
+<label class="check"><input type="checkbox" name="rated" checked> {rated}</label>
+</fieldset>
+<button type="submit" class="primary" id="btn-create">{create_game}</button>
+<p id="error" class="tool-message error" role="alert"></p>
+</form>
+</section>
+<section class="panel live" aria-labelledby="live-title">
+<h2 id="live-title">{games_in_progress}</h2>
+<ul id="live-games" class="plain"></ul>
+<p id="no-live" class="muted">{no_games_in_progress}</p>
+</section>
+<p class="more-links"><a href="{archive}">{finished_games}</a> · <a href="{leaderboard}">{leaderboard}</a> · <a href="{player_href}" id="my-games">{my_games}</a></p>
+</div>"#,
+        css = online_css(t),
+        online = w("online"),
+        lobby_intro = w("lobby_intro"),
+        you = w("you"),
+        your_name = w("your_name"),
+        save = w("save"),
+        transfer = w("transfer"),
+        transfer_help = w("transfer_help"),
+        transfer_show = w("transfer_show"),
+        transfer_enter = w("transfer_enter"),
+        transfer_use = w("transfer_use"),
+        quick_pairing = w("quick_pairing"),
+        quick_help = w("quick_help"),
+        open_challenges = w("open_challenges"),
+        game_word = w("game_word"),
+        clock = w("clock"),
+        player = w("player"),
+        rating = w("rating"),
+        no_challenges = w("no_challenges"),
+        create_game = w("create_game"),
+        board_size = w("board_size"),
+        heads = w("heads"),
+        bonus_holes = w("bonus_holes"),
+        your_side = w("your_side"),
+        random = w("random_side"),
+        south_first = w("south_first"),
+        north = w("north"),
+        minutes = w("minutes_per_side"),
+        no_clock = w("no_clock"),
+        increment = w("increment_seconds"),
+        who_may_join = w("who_may_join"),
+        open_to_all = w("open_to_all"),
+        link_only = w("link_only"),
+        rated = w("rated"),
+        games_in_progress = w("games_in_progress"),
+        no_games_in_progress = w("no_games_in_progress"),
+        archive = esc(&t.href("online-archive", lang, "")),
+        finished_games = w("finished_games"),
+        leaderboard = w("leaderboard"),
+        my_games = w("my_games"),
+        player_href = esc(&t.href("online-player", lang, "")),
+    );
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "online")),
+        "online-page",
+        ("online", ""),
+        &main,
+        "online/lobby.js",
+    )
+}
+
+/// The game room of `id` (empty: a malformed address, which the page reports as no such
+/// game). Its script asks the server for the room and draws it.
+pub fn online_game_html(lang: &str, id: &str) -> String {
+    let t = Target::Server;
+    let w = ow(lang);
+    let main = format!(
+        r##"{css}
+<div class="play online-room" id="room" data-room="{id}" data-names="{names}">
+<div class="board-column">
+<div class="status-bar">
+<h1 class="play-title" id="title">{online_game} <span class="ruleset" id="ruleset"></span></h1>
+<a class="rules-link" id="rules-link" href="{rules_href}" hidden>{rules}</a>
+<p id="status" class="status" role="status" aria-live="polite">{connecting}</p>
+</div>
+<section id="missing" class="missing panel" hidden><h2>{no_such_game}</h2><p>{no_such_game_text}</p><p><a class="button primary" href="{lobby}">{online}</a></p></section>
+<form id="claim" class="panel claim inline-form" hidden><label>{your_name} <input id="claim-name" maxlength="40" autocomplete="nickname"></label><button type="submit" class="primary" id="btn-claim">{take_seat}</button></form>
+<div id="banner" class="banner" role="alert" hidden></div>
+<div class="side-bar north" id="side-north" data-side="north"></div>
+<div class="board-scroll" id="board-scroll"><div class="board-host" id="board"></div></div>
+<div class="side-bar south" id="side-south" data-side="south"></div>
+<div class="decision-bar" id="decision-bar">
+<span id="prompt" class="prompt"></span>
+<button type="button" id="btn-continue" hidden>{continue_}</button>
+<button type="button" id="btn-stop" hidden>{stop}</button>
+<button type="button" id="btn-done" hidden>{done}</button>
+<button type="button" id="btn-restart" hidden>{restart_turn}</button>
+<button type="button" id="btn-live" hidden>{back_to_game}</button>
+</div>
+<div class="anim-bar">
+<label>{speed} <input type="range" id="speed" min="0" max="4" step="1" value="2"></label>
+<button type="button" id="btn-skip" disabled>{skip}</button>
+<button type="button" id="btn-replay" disabled>{replay_last}</button>
+<label class="check"><input type="checkbox" id="labels"> {labels}</label>
+</div>
+</div>
+<aside class="side-panel">
+<section class="panel actions" id="actions">
+<div class="button-row">
+<button type="button" id="btn-resign" hidden>{resign}</button>
+<button type="button" id="btn-abort" hidden>{abort}</button>
+<button type="button" id="btn-rematch" hidden>{rematch}</button>
+</div>
+<div id="resign-confirm" class="confirm" role="alertdialog" aria-labelledby="resign-question" hidden><span id="resign-question">{resign_confirm}</span> <button type="button" id="btn-resign-yes" class="primary">{resign_yes}</button> <button type="button" id="btn-resign-no">{keep_playing}</button></div>
+<p id="rematch-status" class="tool-message" aria-live="polite"></p>
+<p id="error" class="tool-message error" role="alert"></p>
+</section>
+<section class="panel moves-panel" aria-labelledby="moves-title">
+<h2 id="moves-title">{moves}</h2>
+<div class="button-row nav" id="nav"><button type="button" id="nav-first" aria-label="{first}">|&lt;</button><button type="button" id="nav-prev" aria-label="{prev}">&lt;</button><button type="button" id="nav-next" aria-label="{next}">&gt;</button><button type="button" id="nav-last" aria-label="{last}">&gt;|</button></div>
+<ol id="moves" class="moves"></ol>
+</section>
+<section class="panel chat" id="chat-players" hidden aria-labelledby="chat-players-title">
+<h2 id="chat-players-title">{chat_players}</h2>
+<ol class="chat-log" id="chat-log-players" aria-live="polite"></ol>
+<form class="chat-form inline-form" data-channel="players"><input maxlength="300" autocomplete="off" aria-label="{chat_message}"><button type="submit">{send}</button></form>
+</section>
+<section class="panel chat" id="chat-spectators" hidden aria-labelledby="chat-spectators-title">
+<h2 id="chat-spectators-title">{chat_spectators}</h2>
+<ol class="chat-log" id="chat-log-spectators" aria-live="polite"></ol>
+<form class="chat-form inline-form" data-channel="spectators"><input maxlength="300" autocomplete="off" aria-label="{chat_message}"><button type="submit">{send}</button></form>
+</section>
+<section class="panel links" aria-labelledby="links-title">
+<h2 id="links-title">{links}</h2>
+<p id="invite-row" hidden><label class="block">{invite_link} <input id="invite-link" readonly></label></p>
+<p id="seat-row" hidden><label class="block">{seat_link} <input id="seat-link" readonly></label></p>
+<p><label class="block">{watch_link} <input id="watch-link" readonly></label></p>
+<p id="spectators" class="muted"></p>
+<p><a id="record" href="#">{download_record}</a> · <a href="{archive}">{finished_games}</a> · <a href="{lobby}">{online}</a></p>
+</section>
+</aside>
+</div>"##,
+        css = online_css(t),
+        id = esc(id),
+        names =
+            esc(&serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")})
+                .to_string()),
+        online_game = w("online_game"),
+        rules_href = esc(&t.href("rules-tsoro", lang, "")),
+        rules = w("rules"),
+        connecting = w("connecting"),
+        no_such_game = w("no_such_game"),
+        no_such_game_text = w("no_such_game_text"),
+        lobby = esc(&t.href("online", lang, "")),
+        online = w("online"),
+        your_name = w("your_name"),
+        take_seat = w("take_seat"),
+        continue_ = w("continue"),
+        stop = w("stop"),
+        done = w("done"),
+        restart_turn = w("restart_turn"),
+        back_to_game = w("back_to_game"),
+        speed = w("speed"),
+        skip = w("skip"),
+        replay_last = w("replay_last"),
+        labels = w("labels"),
+        resign = w("resign"),
+        abort = w("abort"),
+        rematch = w("rematch"),
+        resign_confirm = w("resign_confirm"),
+        resign_yes = w("resign_yes"),
+        keep_playing = w("keep_playing"),
+        moves = w("moves"),
+        first = w("first_turn"),
+        prev = w("previous_turn"),
+        next = w("next_turn"),
+        last = w("last_turn"),
+        chat_players = w("chat_players"),
+        chat_spectators = w("chat_spectators"),
+        chat_message = w("chat_message"),
+        send = w("send"),
+        links = w("links"),
+        invite_link = w("invite_link"),
+        seat_link = w("seat_link"),
+        watch_link = w("watch_link"),
+        download_record = w("download_record"),
+        archive = esc(&t.href("online-archive", lang, "")),
+        finished_games = w("finished_games"),
+    );
+    let here = format!("online-game/{id}");
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "online_game")),
+        "online-page",
+        (&here, ""),
+        &main,
+        "online/game.js",
+    )
+}
+
+/// Finished games, newest first.
+pub fn online_archive_html(lang: &str) -> String {
+    let t = Target::Server;
+    let w = ow(lang);
+    let main = format!(
+        r#"{css}
+<div class="online-archive">
+<h1>{finished_games}</h1>
+<p><a href="{lobby}">{online}</a></p>
+<div class="table-scroll"><table class="list" id="games">
+<thead><tr><th>{finished}</th><th>{game_word}</th><th>{south}</th><th>{north}</th><th>{result}</th><th>{turns}</th><th></th></tr></thead>
+<tbody></tbody>
+</table></div>
+<p><button id="more" type="button" hidden>{more}</button></p>
+</div>"#,
+        css = online_css(t),
+        finished_games = w("finished_games"),
+        lobby = esc(&t.href("online", lang, "")),
+        online = w("online"),
+        finished = w("finished"),
+        game_word = w("game_word"),
+        south = w("south"),
+        north = w("north"),
+        result = w("result"),
+        turns = w("turns"),
+        more = w("more"),
+    );
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "finished_games")),
+        "online-page",
+        ("online-archive", ""),
+        &main,
+        "online/archive.js",
+    )
+}
+
+/// The leaderboard of one rating group (chosen on the page).
+pub fn online_leaderboard_html(lang: &str) -> String {
+    let t = Target::Server;
+    let w = ow(lang);
+    let main = format!(
+        r#"{css}
+<div class="online-leaderboard">
+<h1>{leaderboard}</h1>
+<p><a href="{lobby}">{online}</a></p>
+<div class="button-row" id="groups" role="tablist"></div>
+<div class="table-scroll"><table class="list" id="board-table">
+<thead><tr><th>#</th><th>{player}</th><th>{rating}</th><th>{games}</th></tr></thead>
+<tbody></tbody>
+</table></div>
+<p id="empty" class="muted" hidden>{no_rated_games}</p>
+<p class="muted">{provisional_help}</p>
+</div>"#,
+        css = online_css(t),
+        leaderboard = w("leaderboard"),
+        lobby = esc(&t.href("online", lang, "")),
+        online = w("online"),
+        player = w("player"),
+        rating = w("rating"),
+        games = w("games_played"),
+        no_rated_games = w("no_rated_games"),
+        provisional_help = w("provisional_help"),
+    );
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "leaderboard")),
+        "online-page",
+        ("online-leaderboard", ""),
+        &main,
+        "online/leaderboard.js",
+    )
+}
+
+/// A player's ratings and games (the visitor's own unless `?id=` names another player).
+pub fn online_player_html(lang: &str) -> String {
+    let t = Target::Server;
+    let w = ow(lang);
+    let main = format!(
+        r#"{css}
+<div class="online-player">
+<h1 id="player-title">{my_games}</h1>
+<p><a href="{lobby}">{online}</a> · <a href="{leaderboard_href}">{leaderboard}</a></p>
+<section class="panel"><h2>{ratings}</h2><ul id="ratings" class="plain"></ul></section>
+<div class="table-scroll"><table class="list" id="games">
+<thead><tr><th>{finished}</th><th>{game_word}</th><th>{opponent}</th><th>{result}</th><th></th></tr></thead>
+<tbody></tbody>
+</table></div>
+<p id="empty" class="muted" hidden>{no_games_yet}</p>
+</div>"#,
+        css = online_css(t),
+        my_games = w("my_games"),
+        lobby = esc(&t.href("online", lang, "")),
+        online = w("online"),
+        leaderboard_href = esc(&t.href("online-leaderboard", lang, "")),
+        leaderboard = w("leaderboard"),
+        ratings = w("ratings"),
+        finished = w("finished"),
+        game_word = w("game_word"),
+        opponent = w("opponent"),
+        result = w("result"),
+        no_games_yet = w("no_games_yet"),
+    );
+    page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "my_games")),
+        "online-page",
+        ("online-player", ""),
+        &main,
+        "online/player.js",
+    )
 }

@@ -192,16 +192,8 @@ async fn every_error_of_online_play_over_http_has_the_documented_shape() {
         ("no such game", get(addr, "/api/online/rooms/zzzzzzzz"), 404, NotFound),
         ("not an id", get(addr, &format!("/api/online/rooms/{}", "a".repeat(40))), 404, NotFound),
         ("no such record", get(addr, "/api/online/rooms/zzzzzzzz/record"), 404, NotFound),
-        (
-            "no such game's socket",
-            get(addr, "/api/online/rooms/zzzzzzzz/ws")
-                .header("connection", "upgrade")
-                .header("upgrade", "websocket")
-                .header("sec-websocket-version", "13")
-                .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
-            404,
-            NotFound,
-        ),
+        // A socket for no such game is opened, told `not_found` and closed with code 4404, so
+        // that a browser can read it (tests/online_lobby.rs, a_wrong_room_says_no_such_game).
         ("socket without upgrade", get(addr, &format!("/api/online/rooms/{id}/ws")), 400, Malformed),
         ("decisions, bad position", decisions(json!({"position": "tsoro:8 x"})), 400, BadPosition),
         ("decisions, bad decision", decisions(json!({"position": start, "decisions": ["fly"]})), 400, BadDecision),

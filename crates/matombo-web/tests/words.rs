@@ -31,10 +31,13 @@ fn every_language_has_every_word() {
 fn every_word_a_script_uses_exists() {
     let all = words();
     let en = all["en"].as_object().unwrap();
-    let dir = assets().join("js");
     let mut used = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
+    let scripts = ["js", "online"].into_iter().flat_map(|d| std::fs::read_dir(assets().join(d)).unwrap());
+    for entry in scripts {
         let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "js") {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         for (i, _) in text.match_indices("words.") {
             // `words.name` where the character before is not part of another identifier.

@@ -148,7 +148,7 @@ async function copyLink() {
   const url = new URL(linkFor(view), location.href).href;
   try {
     await navigator.clipboard.writeText(url);
-    message(words.link_copied, 'ok');
+    message(words.review_link_copied, 'ok');
   } catch (_) {
     // No clipboard permission: show the link selected, to be copied by hand.
     const m = $('tool-message');
@@ -409,7 +409,7 @@ function renderInfo(at) {
   line(box, words.evaluation, evalText(pos));
   if (at > 0) {
     const t = answer && answer.turns[at - 1];
-    const p = line(box, words.last_turn, turnName(at - 1));
+    const p = line(box, words.review_last_turn, turnName(at - 1));
     if (t && t.loss != null) {
       p.append(` · ${t.class ? `${classWord(t.class)}, ` : ''}${fill(words.lost_stones, { n: stones(t.loss) })}`);
       if (t.class) p.classList.add(`class-${t.class}`);

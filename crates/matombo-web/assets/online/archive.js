@@ -1,4 +1,6 @@
 // The archive: finished games, newest first, each replayable and downloadable.
+const words = JSON.parse(document.getElementById('ui-words').textContent);
+const lang = document.documentElement.lang || 'en';
 const tbody = document.querySelector('#games tbody');
 const more = document.getElementById('more');
 let offset = 0;
@@ -11,25 +13,29 @@ function cell(tr, text) {
   return td;
 }
 
+function link(href, text) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
 async function load() {
   const r = await fetch(`/api/online/archive?limit=${LIMIT}&offset=${offset}`);
   const v = await r.json();
   for (const g of v.games) {
     const tr = document.createElement('tr');
-    cell(tr, new Date(g.finished).toLocaleString());
+    cell(tr, new Date(g.finished).toLocaleString(lang));
     cell(tr, g.ruleset);
     cell(tr, g.south || '?');
     cell(tr, g.north || '?');
-    cell(tr, `${g.result} (${(g.termination || '').replaceAll('_', ' ')})`);
+    cell(tr, `${g.result} (${words[`termination_${g.termination}`] || (g.termination || '').replaceAll('_', ' ')})`);
     cell(tr, String(g.turns));
-    const td = cell(tr, '');
-    const replay = document.createElement('a');
-    replay.href = `/online/game/${g.id}`;
-    replay.textContent = 'replay';
-    const rec = document.createElement('a');
-    rec.href = `/api/online/rooms/${g.id}/record`;
-    rec.textContent = 'record';
-    td.append(replay, ' · ', rec);
+    cell(tr, '').append(
+      link(`/online/game/${encodeURIComponent(g.id)}`, words.replay),
+      ' · ',
+      link(`/api/online/rooms/${encodeURIComponent(g.id)}/record`, words.record),
+    );
     tbody.appendChild(tr);
   }
   offset += v.games.length;

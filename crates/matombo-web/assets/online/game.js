@@ -1,49 +1,314 @@
-// The online game page: plays or watches one room over WebSocket. The server is the
-// authority: this page only shows the state it sends, offers the legal decisions the
-// server lists (POST /api/online/decisions) and animates turns as they arrive.
-import { Board, bonusTargets, rowsAfterPicks, sortPicks } from '/static/js/board.js';
+// The online game room: plays or watches one room over its WebSocket. The server is the
+// authority (it checks every turn, keeps the clock and says how the game ended); the page's
+// engine (engine.js: matombo's own rules in WebAssembly) replays the moves the server sends
+// to draw the board, offers the decisions of a turn being built and gives each turn's
+// sowing for its animation, so that this page never reads positions or rulesets itself.
+import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from '../js/board.js';
+import { request } from '../js/engine.js';
+import { sound, soundButton } from '../js/sound.js';
 
-const id = location.pathname.split('/').pop();
+const $ = (id) => document.getElementById(id);
+const words = JSON.parse($('ui-words').textContent);
+const fill = (t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+const root = $('room');
+const id = root.dataset.room;
 const key = `matombo-online-${id}`;
-const $ = (x) => document.getElementById(x);
-const cap = (side) => (side === 'north' ? 'North' : 'South');
-const saved = JSON.parse(localStorage.getItem(key) || '{}');
+const NAME_KEY = 'matombo-online-name';
+const Side = (s) => (s === 'north' ? 'North' : 'South'); // board.js writes sides capitalised
+const other = (s) => (s === 'north' ? 'south' : 'north');
+const sideWord = (s) => (s === 'north' ? words.north : words.south);
+const moverOf = (token) => (token[0] === 'B' || token[0] === 'A' ? 'south' : 'north');
 
-let state = null; // last full state from the server, kept up to date with turns
+function readSaved() {
+  try {
+    return JSON.parse(localStorage.getItem(key) || '{}') || {};
+  } catch (_) {
+    return {};
+  }
+}
+const saved = readSaved();
+function store() {
+  try {
+    localStorage.setItem(key, JSON.stringify(saved));
+  } catch (_) {
+    /* storage may be unavailable: the seat link still works */
+  }
+}
+
+let room = null; // the server's state: start, moves, seats, clock, outcome, you, …
+let view = null; // the engine's state of the game now (with our turn's decisions so far)
+let pending = []; // decisions of our turn so far
+let picks = []; // bonus picks clicked, in the order clicked
+let sent = null; // {ply, token}: our turn, sent and not yet confirmed
+let busy = false; // an animation or an engine request is under way
+let at = null; // the turn looked at in the move list (null: the game now)
+let looked = null; // the engine's state after `at` turns
+let lastTurn = null; // {ply, before, events, mover, path}: for its marks and its replay
+let presence = null;
 let board = null;
+let boardKey = '';
 let ws = null;
-let you = null;
-let building = null; // decisions of the turn being built
-let clockBase = null; // {south_ms, north_ms, running, at}
+let token = null;
 let retry = 500;
-let queue = Promise.resolve(); // server messages are handled one after the other
+let stateSeen = false;
+let ended = false; // the room takes no more connections (closed, missing)
+let clockBase = null;
+let queue = Promise.resolve();
+const muted = new Set(saved.muted || []);
 
-function setError(t) { $('error').textContent = t || ''; }
+const game = (body) => request('/api/game', { start: room.start, ...body });
 
-/** Rows {b,a,A,B} (index = hole number - 1) from a position string (RULES.md §6.2). */
-function rowsOf(position) {
-  const [, rows] = position.split(' ');
-  const expand = (s) => s.split(',').flatMap((c) => {
-    const [v, k] = c.split('*');
-    return Array(Number(k || 1)).fill(Number(v));
+function setError(t) {
+  $('error').textContent = t || '';
+}
+
+// ---- the board ------------------------------------------------------------------
+
+/** Taller than wide and the pits would be under 40 px: the board is turned (as on /play). */
+function portraitWanted(n) {
+  const width = $('board-scroll').clientWidth || window.innerWidth;
+  return window.innerHeight > window.innerWidth && (width / (n + 68 / 60)) * (50 / 60) < 40;
+}
+
+function ensureBoard() {
+  const info = view.ruleset;
+  const portrait = portraitWanted(info.n);
+  // A player of North sees the board from North's seat: his own rows nearest.
+  const flip = room.you === 'north';
+  const k = `${info.n}|${info.head_holes.join(',')}|${portrait}|${flip}`;
+  if (board && k === boardKey) return;
+  boardKey = k;
+  board = new Board($('board'), { n: info.n, heads: info.head_holes, words, labels: $('labels').checked, portrait, flip });
+  board.setSpeed($('speed').value);
+  board.onClick = onHole;
+  board.onSound = (kind, ms) => sound.play(kind, ms);
+  root.dataset.orientation = portrait ? 'portrait' : 'landscape';
+  root.dataset.flip = String(flip);
+  root.classList.toggle('wide', info.n > 21);
+  // The far side's bar above the board, the near side's below.
+  const [far, near] = flip ? ['side-south', 'side-north'] : ['side-north', 'side-south'];
+  $('board-scroll').before($(far));
+  $('board-scroll').after($(near));
+  const title = $('title');
+  title.firstChild.textContent = `${JSON.parse(root.dataset.names || '{}')[info.game] || info.game} `;
+  $('ruleset').textContent = info.name;
+  const rules = new URL($('rules-link').href);
+  rules.pathname = `/rules/${info.game}`;
+  rules.searchParams.set('size', String(info.n));
+  $('rules-link').href = rules.href;
+  $('rules-link').hidden = false;
+}
+
+// Chat, abort and rematch came with the lobby; a server without them sends no `rated`.
+const lobbyServer = () => room && 'rated' in room;
+const seated = () => room && room.seats.south.taken && room.seats.north.taken;
+const myTurn = () =>
+  room && view && !room.outcome && !ended && room.you && room.you === view.to_move && seated() && !sent && at === null;
+
+function pickTargets() {
+  return bonusTargets({ game: view.ruleset.game, rows: view.rows, mover: Side(view.to_move), left: view.left, picks });
+}
+
+// ---- drawing ----------------------------------------------------------------------
+
+function render() {
+  if (!room || !view) return;
+  ensureBoard();
+  const mine = myTurn() && !busy;
+  const looking = at !== null && looked;
+  const picking = mine && view.phase === 'bonus';
+  const shown = looking ? looked : view;
+  board.setRows(picking ? rowsAfterPicks(view.rows, picks, view.ruleset.game) : shown.rows);
+  board.setClickable(mine ? (picking ? pickTargets() : view.clickable) : [], view.phase === 'bonus' ? 'take' : 'start');
+  const moves = looking ? room.moves.slice(0, at) : room.moves;
+  const marking = !pending.length && !busy && moves.length;
+  const known = lastTurn && lastTurn.ply === moves.length - 1 ? lastTurn : null;
+  board.setMarks({
+    last: marking ? [moves[moves.length - 1].match(/^[AaBb]\d+/)[0]] : [],
+    path: marking && known ? known.path : [],
+    picked: picking ? picks : [],
+    named: mine && view.phase === 'head' ? view.head : null,
   });
-  const [b, a, A, B] = rows.split('/').map(expand);
-  return { b: b.reverse(), a: a.reverse(), A, B };
+  renderStatus(mine);
+  renderSides(shown.rows, looking);
+  renderMoves();
+  renderBanner();
+  const over = !!room.outcome || ended;
+  $('btn-resign').hidden = !room.you || over || !seated();
+  $('btn-abort').hidden = !lobbyServer() || !room.you || over || room.moves.length > 0;
+  $('btn-rematch').hidden = !lobbyServer() || !room.you || !room.outcome || ended === 'missing';
+  if ($('btn-resign').hidden) $('resign-confirm').hidden = true;
+  $('btn-skip').disabled = !busy;
+  $('btn-replay').disabled = busy || !room.moves.length || !!pending.length || at !== null;
+  $('btn-live').hidden = at === null;
+  $('btn-restart').hidden = !mine || !(pending.length || picks.length);
+  root.dataset.ply = String(room.moves.length);
+  root.dataset.offer = mine ? 'yes' : 'no';
+  root.dataset.phase = room.outcome ? 'over' : view.phase;
+  root.dataset.you = room.you || '';
+  root.dataset.busy = String(busy);
 }
 
-function rulesetInfo(name) {
-  const [game, rest = ''] = name.split(':');
-  const parts = rest.split(',');
-  const n = Number(parts[0]) || (game === 'tsoro' ? 21 : 8);
-  let heads = game === 'tsoro' ? 2 : 0;
-  let bonus = game === 'tsoro' ? 2 : 0;
-  for (const p of parts.slice(1)) if (p.startsWith('heads=')) heads = Number(p.slice(6));
-  for (const p of parts.slice(1)) if (p.startsWith('bonus=')) bonus = Number(p.slice(6));
-  const h = [];
-  if (heads >= 2) h.push(`B${n - 1}`, `b${n - 1}`);
-  if (heads >= 1) h.push(`B${n}`, `b${n}`);
-  return { game, n, heads: h, bonus };
+function renderStatus(mine) {
+  let status;
+  let prompt = '';
+  const cont = $('btn-continue');
+  const stop = $('btn-stop');
+  const done = $('btn-done');
+  cont.hidden = stop.hidden = done.hidden = true;
+  if (room.outcome) status = words.game_over;
+  else if (ended === 'closed') status = words.game_closed;
+  else if (!seated()) status = words.waiting_opponent;
+  else if (sent) status = words.turn_sent;
+  else if (room.you && room.you === view.to_move) status = words.your_turn;
+  else status = fill(words.to_move, { side: sideName(view.to_move) });
+  if (!room.you && !ended) status += ` · ${words.watching}`;
+  if (mine) {
+    if (view.phase === 'start') prompt = words.choose_start;
+    else if (view.phase === 'head') {
+      prompt = fill(words.head_choice, { hole: view.head });
+      cont.hidden = stop.hidden = false;
+      cont.disabled = !view.legal.includes('continue');
+      stop.disabled = !view.legal.includes('stop');
+    } else if (view.phase === 'bonus') {
+      const left = view.left - picks.length;
+      if (view.ruleset.game === 'tsoro') {
+        prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
+        done.hidden = false;
+      } else prompt = left === 1 ? words.take_one_more : fill(words.take_n_more, { n: left });
+    }
+  }
+  if (at !== null) prompt = fill(words.looking_at, { n: at, total: room.moves.length });
+  $('status').textContent = status;
+  $('prompt').textContent = prompt;
+  $('decision-bar').classList.toggle('active', !!prompt);
 }
+
+/** A side's name: the seat's chosen name, else the side's. */
+function sideName(side) {
+  const seat = room.seats[side];
+  if (seat.name) return seat.name;
+  return seat.taken ? sideWord(side) : words.free_seat;
+}
+
+/** Each side's name (and "you"), presence, clock, stone total and the to-move marker. */
+function renderSides(rows, looking) {
+  for (const side of ['north', 'south']) {
+    const bar = $(`side-${side}`);
+    const total = (side === 'south' ? ['A', 'B'] : ['a', 'b']).reduce((t, r) => t + rows[r].reduce((x, y) => x + y, 0), 0);
+    const toMove = !room.outcome && !ended && !looking && seated() && view.to_move === side;
+    // Presence only for a taken seat (a free one is simply free).
+    const p = room.seats[side].taken && presence && presence[side];
+    const fields = [
+      sideName(side),
+      room.you === side ? words.you : sideWord(side),
+      total === 1 ? words.side_stone_one : fill(words.side_stones, { n: total }),
+      toMove ? words.to_move_mark : '',
+      p ? (p.online ? words.online_now : words.offline_now) : '',
+    ];
+    if (bar.dataset.fields === JSON.stringify(fields)) continue;
+    bar.dataset.fields = JSON.stringify(fields);
+    bar.dataset.total = String(total);
+    bar.classList.toggle('to-move', toMove);
+    bar.classList.toggle('mine', room.you === side);
+    bar.replaceChildren();
+    const span = (cls, text) => {
+      const e = document.createElement(cls === 'side-name' ? 'strong' : 'span');
+      e.className = cls;
+      e.textContent = text;
+      bar.append(e);
+      return e;
+    };
+    span('side-name', fields[0]);
+    span('side-which', fields[1]);
+    if (p) span(`presence ${p.online ? 'on' : 'off'}`, fields[4]);
+    span('side-total', fields[2]);
+    const clock = span('clock', '');
+    clock.id = `${side}-clock`;
+    span('side-mark', fields[3]);
+  }
+  showClocks();
+}
+
+function renderBanner() {
+  const banner = $('banner');
+  const o = room.outcome;
+  if (!o) {
+    banner.hidden = true;
+    return;
+  }
+  const head = !o.winner
+    ? words.draw
+    : room.you
+      ? o.winner === room.you
+        ? words.you_win
+        : words.you_lose
+      : fill(words.wins, { side: sideName(o.winner) });
+  const loser = o.winner ? sideName(other(o.winner)) : '';
+  const reason =
+    {
+      no_legal_move: fill(words.reason_no_moves, { side: loser }),
+      resignation: fill(words.reason_resign, { side: loser }),
+      repetition: words.reason_repetition,
+      time_forfeit: fill(words.reason_time, { side: loser }),
+    }[o.termination] || o.text;
+  const strong = document.createElement('strong');
+  strong.textContent = head;
+  banner.replaceChildren(strong, document.createTextNode(` — ${reason} (${o.result})`));
+  banner.dataset.result = o.result;
+  banner.dataset.termination = o.termination;
+  banner.hidden = false;
+}
+
+/** The moves so far, each a button that shows the game after it (as on /play). */
+function renderMoves() {
+  const list = $('moves');
+  const current = at === null ? room.moves.length : at;
+  const sig = JSON.stringify([room.moves, current, busy]);
+  if (list.dataset.sig === sig) return;
+  list.dataset.sig = sig;
+  list.replaceChildren();
+  let li = null;
+  let number = 1;
+  room.moves.forEach((t, i) => {
+    const side = moverOf(t);
+    if (!li || side === 'south') {
+      li = document.createElement('li');
+      li.value = number;
+      if (i === 0 && side === 'north') li.append('… ');
+      list.append(li);
+    }
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = `move${i === current - 1 ? ' current' : ''}${i >= current ? ' future' : ''}`;
+    b.textContent = t;
+    b.dataset.ply = String(i + 1);
+    b.disabled = busy;
+    if (i === current - 1) b.setAttribute('aria-current', 'step');
+    b.addEventListener('click', () => lookAt(i + 1));
+    li.append(b, ' ');
+    if (side === 'north') number += 1;
+  });
+  if (at === null) list.parentElement.scrollTop = list.parentElement.scrollHeight;
+  $('nav-first').disabled = $('nav-prev').disabled = busy || current === 0;
+  $('nav-next').disabled = $('nav-last').disabled = busy || at === null;
+}
+
+/** Shows the game after `n` turns (the move list, the arrows); the game now at the end. */
+async function lookAt(n) {
+  if (busy || !room) return;
+  n = Math.max(0, Math.min(room.moves.length, n));
+  if (n === room.moves.length) {
+    at = null;
+    looked = null;
+  } else {
+    looked = await game({ moves: room.moves.slice(0, n) });
+    at = n;
+  }
+  render();
+}
+
+// ---- clocks -----------------------------------------------------------------------
 
 function fmtClock(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -54,320 +319,493 @@ function fmtClock(ms) {
 function showClocks() {
   for (const side of ['south', 'north']) {
     const e = $(`${side}-clock`);
-    if (!clockBase) { e.textContent = ''; continue; }
+    if (!e) continue;
+    if (!clockBase) {
+      e.textContent = '';
+      e.hidden = true;
+      continue;
+    }
     let ms = clockBase[`${side}_ms`];
     if (clockBase.running === side) ms -= performance.now() - clockBase.at;
+    e.hidden = false;
     e.textContent = fmtClock(ms);
     e.classList.toggle('running', clockBase.running === side);
     e.classList.toggle('low', ms < 10000);
   }
 }
-setInterval(showClocks, 200);
+setInterval(showClocks, 250);
 
 function setClock(c) {
   clockBase = c ? { ...c, at: performance.now() } : null;
   showClocks();
 }
 
-function showStatus() {
-  if (!state) return;
-  const o = state.outcome;
-  let t;
-  if (o) t = `Game over: ${o.text} (${o.result}).`;
-  else if (!state.seats.south.taken || !state.seats.north.taken) t = 'Waiting for the opponent to open the invitation link.';
-  else if (you === state.to_move) t = 'Your turn.';
-  else t = `${state.to_move === 'south' ? 'South' : 'North'} to move.`;
-  if (!you) t += ' You are watching.';
-  $('status').textContent = t;
-  $('resign').hidden = !you || !!o;
-  $('south-name').textContent = state.seats.south.name || (state.seats.south.taken ? 'South' : '(free seat)');
-  $('north-name').textContent = state.seats.north.name || (state.seats.north.taken ? 'North' : '(free seat)');
-  $('replay').hidden = !o;
-}
+// ---- playing ----------------------------------------------------------------------
 
-function ensureBoard() {
-  if (board) return;
-  const info = rulesetInfo(state.ruleset);
-  board = new Board($('board'), { n: info.n, heads: info.heads, labels: info.n <= 12, interactive: true });
-  board.onClick = (label) => (building && building.picks ? pick(label) : choose(building && building.byHole[label]));
-  const speed = localStorage.getItem('matombo-speed');
-  if (speed !== null) board.setSpeed(Number(speed));
-  $('title').textContent = `Online game: ${state.ruleset}`;
-}
-
-async function decisions(position, body) {
-  const r = await fetch('/api/online/decisions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ position, ...body }) });
-  const v = await r.json();
-  if (!r.ok) throw new Error(v.message || 'request failed');
-  return v;
-}
-
-/** Offers the next decisions of our turn: holes to click, buttons for the others. */
-/** Data for scripts and tests: turns played, and whether a choice is offered to us. */
-function mark(offering) {
-  $('status').dataset.ply = state ? String(state.ply) : '';
-  $('status').dataset.offer = offering ? 'yes' : 'no';
-}
-
-async function offer() {
-  mark(false);
-  $('choices').replaceChildren();
-  if (!board) return;
-  board.setClickable([], null);
-  if (!state || state.outcome || you !== state.to_move || !state.seats.south.taken || !state.seats.north.taken) { building = null; return; }
-  if (!building) building = { list: [], events: 0 };
-  const v = await decisions(state.position, { decisions: building.list });
-  // Animate what the last decision did.
-  const fresh = v.events.slice(building.events);
-  building.events = v.events.length;
-  if (fresh.length) await board.animate(fresh, cap(you));
-  if (!v.complete && building.closeBonus) {
-    // Fewer Tsoro picks than allowed: the bonus is closed with "done".
-    building.closeBonus = false;
-    building.list.push('done');
-    return offer();
-  }
-  if (v.decisions.some((d) => d.startsWith('take '))) return offerPicks(v);
-  if (v.complete) {
-    const ply = state.ply;
-    building = null;
-    send({ type: 'turn', ply, move: v.token });
-    $('status').textContent = `Sent ${v.token}…`;
+/** Applies decisions of our turn in the engine, animates them, and sends the turn once whole. */
+async function decide(list, finishBonus = false) {
+  if (!myTurn() || busy) return;
+  busy = true;
+  setError('');
+  const mover = view.to_move;
+  render();
+  let next;
+  try {
+    next = await game({ moves: room.moves, pending, apply: list });
+    // Fewer Tsoro bonus picks than allowed: the bonus is closed with "done".
+    if (finishBonus && next.phase === 'bonus' && next.pending.length && next.moves.length === room.moves.length) {
+      next = await game({ moves: room.moves, pending: next.pending, apply: ['done'] });
+    }
+  } catch (e) {
+    busy = false;
+    setError(`${words.illegal}: ${e.message}`);
+    render();
     return;
   }
-  building.byHole = {};
-  const holes = [];
-  let kind = null;
-  for (const d of v.decisions) {
-    const [verb, hole] = d.split(' ');
-    if (hole) { building.byHole[hole] = d; holes.push(hole); kind = verb === 'sow' ? 'start' : 'take'; } else {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.textContent = { continue: 'Continue sowing', stop: 'Stop here', done: 'Done taking' }[verb] || verb;
-      b.addEventListener('click', () => choose(d));
-      $('choices').appendChild(b);
+  await board.animate(next.events, Side(mover));
+  busy = false;
+  picks = [];
+  if (next.moves.length > room.moves.length) {
+    const ply = room.moves.length;
+    const move = next.moves[ply];
+    sent = { ply, token: move };
+    pending = [];
+    view = next;
+    send({ type: 'turn', ply, move });
+  } else {
+    pending = next.pending;
+    view = next;
+  }
+  render();
+}
+
+function onHole(label) {
+  if (!myTurn() || busy) return;
+  if (view.phase === 'start' && view.legal.includes(`sow ${label}`)) decide([`sow ${label}`]);
+  else if (view.phase === 'bonus' && pickTargets().includes(label)) {
+    picks.push(label);
+    if (!pickTargets().length) finishPicks();
+    else render();
+  }
+}
+
+/** Ends the bonus with the picks made, in canonical order (RULES.md §6.4). */
+function finishPicks() {
+  if (!myTurn() || busy || view.phase !== 'bonus') return;
+  const list = sortPicks(picks, Side(view.to_move), view.ruleset.n).map((h) => `take ${h}`);
+  if (!list.length) decide(['done']);
+  else decide(list, true);
+}
+
+/** Starts our turn again from its beginning (nothing was sent yet). */
+async function restartTurn() {
+  if (busy || !myTurn()) return;
+  pending = [];
+  picks = [];
+  view = await game({ moves: room.moves });
+  render();
+}
+
+/** The holes a turn's laps sowed into, in order. */
+function pathOf(events, n) {
+  const path = [];
+  for (const e of events) {
+    if (e.type !== 'lap') continue;
+    let h = e.from;
+    for (let i = 0; i < e.stones; i++) {
+      h = nextOnTrack(h, n);
+      if (!path.includes(h)) path.push(h);
     }
   }
-  board.setClickable(holes, kind);
-  mark(true);
-  if (building.list.length) {
-    const undo = document.createElement('button');
-    undo.type = 'button';
-    undo.textContent = 'Start the turn again';
-    undo.addEventListener('click', () => { building = null; board.setRows(rowsOf(state.position)); offer(); });
-    $('choices').appendChild(undo);
-  }
+  return path;
 }
 
-/**
- * The bonus: holes are picked in any order here and sent in canonical order once the bonus
- * is complete (RULES.md §6.4). Tsoro allows `bonus` whole holes; Nsolo as many stones as the
- * capture took.
- */
-function offerPicks(v) {
-  if (!building.picks) {
-    const info = rulesetInfo(state.ruleset);
-    const capture = v.events.find((e) => e.type === 'capture');
-    building.picks = [];
-    building.game = info.game;
-    building.rows = board.counts();
-    building.left = info.game === 'tsoro' ? info.bonus : capture ? capture.stones : 0;
-  }
-  const b = building;
-  const targets = bonusTargets({ game: b.game, rows: b.rows, mover: cap(you), left: b.left, picks: b.picks });
-  if (!targets.length) return finishPicks();
-  board.setRows(rowsAfterPicks(b.rows, b.picks, b.game));
-  board.setClickable(targets, 'take');
-  board.setMarks({ picked: b.picks });
-  $('choices').replaceChildren();
-  const note = document.createElement('span');
-  const left = b.left - b.picks.length;
-  note.textContent = b.game === 'tsoro' ? `Take up to ${left} hole${left === 1 ? '' : 's'}.` : `Take ${left} more stone${left === 1 ? '' : 's'}.`;
-  $('choices').appendChild(note);
-  if (b.game === 'tsoro') {
-    const done = document.createElement('button');
-    done.type = 'button';
-    done.textContent = 'Done taking';
-    done.addEventListener('click', () => finishPicks());
-    $('choices').appendChild(done);
-  }
-  const undo = document.createElement('button');
-  undo.type = 'button';
-  undo.textContent = 'Start the turn again';
-  undo.addEventListener('click', () => { building = null; board.setRows(rowsOf(state.position)); board.setMarks({}); offer(); });
-  $('choices').appendChild(undo);
-  mark(true);
+/** What the last turn did (for its marks and "Replay last turn"), from the engine. */
+async function learnLastTurn() {
+  const n = room.moves.length;
+  if (!n || (lastTurn && lastTurn.ply === n - 1)) return;
+  const before = await game({ moves: room.moves.slice(0, n - 1) });
+  const after = await game({ moves: room.moves.slice(0, n - 1), token: room.moves[n - 1] });
+  if (room.moves.length !== n) return;
+  lastTurn = { ply: n - 1, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events, before.ruleset.n) };
 }
 
-function pick(label) {
-  if (!building || !building.picks || board.animating) return;
-  building.picks.push(label);
-  offerPicks(null);
+async function replayLast() {
+  if (busy || !room || !room.moves.length || pending.length || at !== null) return;
+  await learnLastTurn();
+  if (!lastTurn || busy) return;
+  busy = true;
+  render();
+  board.setRows(lastTurn.before);
+  await board.animate(lastTurn.events, Side(lastTurn.mover));
+  busy = false;
+  render();
 }
 
-function finishPicks() {
-  const b = building;
-  if (!b || !b.picks) return;
-  b.list.push(...sortPicks(b.picks, cap(you), b.rows.B.length).map((h) => `take ${h}`));
-  b.closeBonus = b.game === 'tsoro';
-  b.picks = null;
-  board.setRows(b.rows);
-  board.setMarks({});
-  offer().catch((e) => setError(e.message));
-}
-
-function choose(d) {
-  if (!d || !building || board.animating) return;
-  building.list.push(d);
-  offer().catch((e) => setError(e.message));
-}
-
-function send(msg) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
-}
+// ---- the server's messages -----------------------------------------------------------
 
 async function onState(v) {
-  state = v;
-  you = v.you;
-  building = null;
-  ensureBoard();
-  board.setRows(rowsOf(v.position));
+  const first = !room;
+  room = v;
+  if (v.you) saved.side = v.you;
+  pending = [];
+  picks = [];
+  sent = null;
+  at = null;
+  looked = null;
+  view = await game({ moves: room.moves });
   setClock(v.clock);
-  showStatus();
-  if (v.outcome) await setupReplay();
-  await offer();
+  stateSeen = true;
+  $('missing').hidden = true;
+  if (v.outcome) ended = ended || false;
+  await learnLastTurn().catch(() => {});
+  render();
+  if (first) showLinks();
 }
 
 async function onTurn(v) {
-  if (!state) return;
-  if (v.ply < state.ply) return; // already shown (our state came after it)
-  if (v.ply > state.ply) { send({ type: 'sync' }); return; }
-  const before = state.position;
-  const mine = v.side === you;
-  state.ply = v.ply + 1;
-  state.moves.push(v.move);
-  state.position = v.position;
-  state.to_move = v.position.trim().endsWith('S') ? 'south' : 'north';
-  state.outcome = v.outcome;
-  setClock(v.clock);
-  if (!mine) {
-    // The opponent's sowing, animated as it arrives.
-    try {
-      const ev = await decisions(before, { token: v.move });
-      await board.animate(ev.events, cap(v.side));
-    } catch (e) { /* the final position below is what counts */ }
+  if (!room) return;
+  if (v.ply < room.moves.length) return; // shown already (our state came after it)
+  if (v.ply > room.moves.length) {
+    send({ type: 'sync' });
+    return;
   }
-  board.setRows(rowsOf(v.position));
-  board.setMarks({ last: [v.move.match(/^[abAB]\d+/)[0]] });
-  showStatus();
-  if (v.outcome) await setupReplay();
-  await offer();
+  const ours = sent && sent.ply === v.ply && sent.token === v.move;
+  const before = await game({ moves: room.moves });
+  const after = await game({ moves: room.moves, token: v.move });
+  if (!ours) {
+    // The opponent's turn (or ours from another tab), animated as it arrives.
+    pending = [];
+    picks = [];
+    at = null;
+    looked = null;
+    busy = true;
+    render();
+    board.setRows(before.rows);
+    await board.animate(after.events, Side(v.side));
+    busy = false;
+  }
+  sent = null;
+  room.moves.push(v.move);
+  room.ply = room.moves.length;
+  room.position = v.position;
+  setClock(v.clock);
+  lastTurn = { ply: v.ply, before: before.rows, events: after.events, mover: v.side, path: pathOf(after.events, before.ruleset.n) };
+  view = await game({ moves: room.moves });
+  if (v.outcome && !room.outcome) sound.play('end');
+  room.outcome = v.outcome;
+  render();
 }
 
-let closed = false;
+function onPresence(v) {
+  presence = v;
+  const names = (side) => v[side].names.filter(Boolean);
+  $('spectators').textContent = fill(words.spectators, { n: v.spectators });
+  $('side-south').dataset.online = String(v.south.online);
+  $('side-north').dataset.online = String(v.north.online);
+  // Names of the seats from who is connected, for rooms whose seats carry none.
+  for (const side of ['south', 'north']) if (room && !room.seats[side].name && names(side).length) room.seats[side].name = names(side)[0];
+  render();
+}
+
+/** A chat line, always as text (a name or a line is never read as markup). */
+function onChat(v) {
+  const list = $(`chat-log-${v.channel === 'players' ? 'players' : 'spectators'}`);
+  if (!list || muted.has(v.from)) return;
+  const li = document.createElement('li');
+  li.dataset.from = v.from;
+  const who = document.createElement('strong');
+  who.textContent = v.name || (v.from === 'south' || v.from === 'north' ? sideWord(v.from) : words.spectator);
+  const text = document.createElement('span');
+  text.className = 'chat-text';
+  text.textContent = v.text;
+  li.append(who, ': ', text);
+  const mine = (room && room.you && v.from === room.you) || v.mine;
+  if (!mine) {
+    const mute = document.createElement('button');
+    mute.type = 'button';
+    mute.className = 'mute';
+    mute.textContent = words.mute;
+    mute.title = fill(words.mute_who, { name: who.textContent });
+    mute.addEventListener('click', () => {
+      muted.add(v.from);
+      saved.muted = [...muted];
+      store();
+      send({ type: 'mute', from: v.from });
+      for (const e of list.querySelectorAll('li')) if (e.dataset.from === v.from) e.remove();
+    });
+    li.append(' ', mute);
+  }
+  list.append(li);
+  while (list.children.length > 200) list.firstElementChild.remove();
+  list.scrollTop = list.scrollHeight;
+}
+
+function onRematchReady(v) {
+  if (v.token) {
+    try {
+      localStorage.setItem(`matombo-online-${v.room}`, JSON.stringify({ token: v.token, side: v.side }));
+    } catch (_) {
+      /* the seat link below carries the token */
+    }
+  }
+  location.href = v.links && v.links.seat && v.token ? v.links.seat : `/online/game/${v.room}`;
+}
+
 async function handle(v) {
   switch (v.type) {
-    case 'state': return onState(v);
-    case 'turn': return onTurn(v);
+    case 'state':
+      return onState(v);
+    case 'turn':
+      return onTurn(v);
     case 'seats':
-      if (state) { state.seats = v.seats; setClock(v.clock); showStatus(); await offer(); }
+      if (room) {
+        room.seats = v.seats;
+        setClock(v.clock);
+        render();
+      }
       return;
     case 'end':
-      if (state) { state.outcome = v.outcome; setClock(v.clock); showStatus(); await setupReplay(); await offer(); }
+      if (room) {
+        if (!room.outcome) sound.play('end');
+        room.outcome = v.outcome;
+        sent = null;
+        setClock(v.clock);
+        render();
+      }
       return;
     case 'presence':
-      for (const side of ['south', 'north']) {
-        const p = v[side];
-        $(`${side}-online`).textContent = p.online ? `● online${p.online > 1 ? ` ×${p.online}` : ''}${p.names.filter(Boolean).length ? ` (${p.names.filter(Boolean).join(', ')})` : ''}` : '○ offline';
-      }
-      $('spectators').textContent = `${v.spectators} watching`;
+      return onPresence(v);
+    case 'chat':
+      return onChat(v);
+    case 'rematch':
+      $('rematch-status').textContent =
+        room && v.offered_by === room.you ? words.rematch_offered : fill(words.rematch_offer_from, { side: sideName(v.offered_by) });
+      if (room && room.you && v.offered_by !== room.you) $('btn-rematch').textContent = words.rematch_accept;
       return;
+    case 'rematch_ready':
+      return onRematchReady(v);
     case 'closed':
-      // The server closed the game unfinished (never claimed, or abandoned): no reconnecting.
-      closed = true;
+      // Closed unfinished (never claimed, abandoned, aborted): no reconnecting.
+      ended = 'closed';
       $('status').textContent = v.message;
+      if (room) render();
+      $('status').textContent = `${words.game_closed} ${v.message || ''}`.trim();
       return;
     case 'error':
+      if (v.error === 'not_found' && !stateSeen) return showMissing();
       setError(v.message);
-      if (v.error === 'bad_token') localStorage.removeItem(key);
+      if (v.error === 'bad_token') {
+        delete saved.token;
+        store();
+      }
+      if (sent) {
+        // Our turn was refused: the server's state is what counts.
+        sent = null;
+        send({ type: 'sync' });
+      }
       return;
     default:
   }
 }
 
-function connect(token) {
+// ---- connection ---------------------------------------------------------------------
+
+function send(msg) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+}
+
+function connect() {
   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-  ws = new WebSocket(`${proto}://${location.host}/api/online/rooms/${id}/ws`);
-  ws.onopen = () => {
+  const socket = new WebSocket(`${proto}://${location.host}/api/online/rooms/${id}/ws`);
+  ws = socket;
+  socket.onopen = () => {
     retry = 500;
     const hello = { type: 'hello' };
     if (token) hello.token = token;
-    if (saved.name) hello.name = saved.name;
-    ws.send(JSON.stringify(hello));
+    // The name given for this seat, else the one chosen in the lobby.
+    const name = saved.name || localStorage.getItem(NAME_KEY);
+    if (name) hello.name = name;
+    socket.send(JSON.stringify(hello));
+    for (const from of muted) socket.send(JSON.stringify({ type: 'mute', from }));
   };
-  ws.onmessage = (m) => {
-    const v = JSON.parse(m.data);
+  socket.onmessage = (m) => {
+    let v;
+    try {
+      v = JSON.parse(m.data);
+    } catch (_) {
+      return;
+    }
     queue = queue.then(() => handle(v)).catch((e) => setError(e.message));
   };
-  ws.onclose = () => {
-    if (closed) return;
-    $('status').textContent = 'Connection lost; reconnecting…';
-    setTimeout(() => connect(token), retry);
+  socket.onclose = async (e) => {
+    if (ws !== socket || ended) return;
+    if (e.code === 4404) return showMissing();
+    if (e.code === 4410) {
+      ended = 'closed';
+      if (room) render();
+      return;
+    }
+    // No state ever came: the room may not exist (a wrong link).
+    if (!stateSeen && (await roomMissing())) return showMissing();
+    $('status').textContent = words.reconnecting;
+    setTimeout(() => {
+      if (ws === socket && !ended) connect();
+    }, retry);
     retry = Math.min(retry * 2, 10000);
   };
 }
 
-// Replay of a finished game, turn by turn.
-let replay = null;
-async function setupReplay() {
-  if (replay) return;
-  const r = await fetch(`/api/online/rooms/${id}?positions=1`);
-  const v = await r.json();
-  replay = { positions: v.positions, moves: v.moves, i: v.positions.length - 1 };
-  showReplay();
+/** True when the server says the room does not exist (a 404, not a network failure). */
+async function roomMissing() {
+  if (!id) return true;
+  try {
+    const r = await fetch(`/api/online/rooms/${id}`);
+    return r.status === 404;
+  } catch (_) {
+    return false;
+  }
 }
-function showReplay() {
-  const { positions, moves, i } = replay;
-  board.setRows(rowsOf(positions[i]));
-  $('replay-ply').textContent = i === 0 ? 'start' : `turn ${i}/${moves.length}: ${moves[i - 1]}`;
+
+function showMissing() {
+  ended = 'missing';
+  if (ws) ws.close();
+  $('missing').hidden = false;
+  $('status').textContent = words.no_such_game;
+  root.dataset.missing = 'true';
+  for (const e of document.querySelectorAll('.board-column > :not(.status-bar):not(#missing), .side-panel')) e.hidden = true;
 }
-for (const [b, f] of [['first', () => 0], ['prev', (i) => i - 1], ['next', (i) => i + 1], ['last', () => Infinity]]) {
-  $(b).addEventListener('click', () => {
-    if (!replay) return;
-    replay.i = Math.max(0, Math.min(replay.positions.length - 1, f(replay.i)));
-    showReplay();
+
+function showLinks() {
+  $('watch-link').value = `${location.origin}/online/game/${id}`;
+  if (token) {
+    $('seat-row').hidden = false;
+    $('seat-link').value = `${location.origin}/online/game/${id}#seat=${token}`;
+    if (saved.invite && room && !seated()) {
+      $('invite-row').hidden = false;
+      $('invite-link').value = `${location.origin}/online/game/${id}#invite=${saved.invite}`;
+    }
+  }
+  $('chat-players').hidden = !lobbyServer() || !room.you;
+  $('chat-spectators').hidden = !lobbyServer() || !!room.you;
+}
+
+/** Takes the free seat with the invitation: the name is asked on the page. */
+function offerClaim(invite) {
+  const form = $('claim');
+  form.hidden = false;
+  $('claim-name').value = localStorage.getItem(NAME_KEY) || '';
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const name = $('claim-name').value.trim().slice(0, 40);
+    $('btn-claim').disabled = true;
+    try {
+      const r = await fetch(`/api/online/rooms/${id}/claim`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ invite, name }),
+      });
+      const v = await r.json();
+      if (!r.ok) {
+        setError(v.message);
+        $('btn-claim').disabled = false;
+        return;
+      }
+      form.hidden = true;
+      saved.name = name;
+      if (name) localStorage.setItem(NAME_KEY, name);
+      adoptToken(v.token);
+      // The spectator's connection makes way for the player's.
+      const old = ws;
+      ws = null;
+      if (old) old.close();
+      room = null;
+      stateSeen = false;
+      connect();
+    } catch (e) {
+      setError(e.message);
+      $('btn-claim').disabled = false;
+    }
   });
 }
 
-$('resign').addEventListener('click', () => { if (confirm('Resign this game?')) send({ type: 'resign' }); });
+function adoptToken(t) {
+  token = t;
+  saved.token = t;
+  store();
+  // The secret stays in the fragment (never sent to the server in a URL, never logged).
+  history.replaceState(null, '', `#seat=${t}`);
+  showLinks();
+}
+
+// ---- wiring ---------------------------------------------------------------------------
+
+$('btn-continue').addEventListener('click', () => decide(['continue']));
+$('btn-stop').addEventListener('click', () => decide(['stop']));
+$('btn-done').addEventListener('click', finishPicks);
+$('btn-restart').addEventListener('click', restartTurn);
+$('btn-live').addEventListener('click', () => lookAt(Infinity));
+$('btn-skip').addEventListener('click', () => board && board.skip());
+$('btn-replay').addEventListener('click', replayLast);
+const shownTurns = () => (at === null ? room.moves.length : at);
+$('nav-first').addEventListener('click', () => room && lookAt(0));
+$('nav-prev').addEventListener('click', () => room && lookAt(shownTurns() - 1));
+$('nav-next').addEventListener('click', () => room && lookAt(shownTurns() + 1));
+$('nav-last').addEventListener('click', () => room && lookAt(Infinity));
+$('btn-resign').addEventListener('click', () => {
+  $('resign-confirm').hidden = false;
+  $('btn-resign-no').focus();
+});
+$('btn-resign-no').addEventListener('click', () => {
+  $('resign-confirm').hidden = true;
+});
+$('btn-resign-yes').addEventListener('click', () => {
+  $('resign-confirm').hidden = true;
+  send({ type: 'resign' });
+});
+$('btn-abort').addEventListener('click', () => send({ type: 'abort' }));
+$('btn-rematch').addEventListener('click', () => send({ type: 'rematch' }));
+for (const form of document.querySelectorAll('.chat-form')) {
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const input = form.querySelector('input');
+    const text = input.value.trim();
+    if (!text) return;
+    send({ type: 'chat', text });
+    input.value = '';
+  });
+}
+for (const input of ['invite-link', 'seat-link', 'watch-link']) $(input).addEventListener('focus', (e) => e.target.select());
+$('speed').addEventListener('input', (e) => {
+  if (board) board.setSpeed(e.target.value);
+  localStorage.setItem('matombo-speed', e.target.value);
+});
+$('labels').addEventListener('change', (e) => {
+  if (board) board.setLabels(e.target.checked);
+  localStorage.setItem('matombo-labels', e.target.checked ? '1' : '0');
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && busy && board) board.skip();
+});
+// A phone turned over: the board is drawn again in the orientation that fits.
+window.addEventListener('resize', () => {
+  if (view && board && !busy && boardKey.split('|')[2] !== String(portraitWanted(view.ruleset.n))) render();
+});
+soundButton($('btn-replay'), words.sound);
+$('speed').value = localStorage.getItem('matombo-speed') ?? '2';
+$('labels').checked = localStorage.getItem('matombo-labels') === '1';
 $('record').href = `/api/online/rooms/${id}/record`;
-$('watch-link').value = `${location.origin}/online/game/${id}`;
 
 async function start() {
+  if (!id || (await roomMissing())) {
+    showMissing();
+    return;
+  }
   const hash = new URLSearchParams(location.hash.slice(1));
-  let token = hash.get('seat') || saved.token || null;
+  token = hash.get('seat') || saved.token || null;
   const invite = hash.get('invite');
-  if (invite && !hash.get('seat')) {
-    const name = (prompt('Your name (optional):') || '').trim().slice(0, 40);
-    const r = await fetch(`/api/online/rooms/${id}/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ invite, name }) });
-    const v = await r.json();
-    if (r.ok) {
-      token = v.token;
-      saved.name = name;
-    } else {
-      setError(`${v.message}`);
-    }
-  }
-  if (token) {
-    saved.token = token;
-    localStorage.setItem(key, JSON.stringify(saved));
-    // The secret stays in the fragment (never sent to the server in a URL, never logged).
-    history.replaceState(null, '', `#seat=${token}`);
-    $('links').hidden = false;
-    $('seat-link').value = `${location.origin}/online/game/${id}#seat=${token}`;
-    if (saved.invite) $('invite-link').value = `${location.origin}/online/game/${id}#invite=${saved.invite}`;
-    else $('invite-link').parentElement.hidden = true;
-  }
-  connect(token);
+  if (token) adoptToken(token);
+  else if (invite) offerClaim(invite);
+  connect();
 }
 start();

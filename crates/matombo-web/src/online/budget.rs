@@ -62,19 +62,26 @@ pub(super) fn try_connect(s: &OnlineState, addr: Option<IpAddr>) -> Result<ConnG
 /// A token bucket: `rate` per second, bursts of `2 * rate`.
 pub(crate) struct Bucket {
     rate: f64,
+    burst: f64,
     tokens: f64,
     last: Instant,
 }
 
 impl Bucket {
     pub(super) fn new(rate: f64) -> Bucket {
-        Bucket { rate, tokens: 2.0 * rate, last: Instant::now() }
+        Bucket::with_burst(rate, 2.0 * rate)
+    }
+
+    /// `rate` per second, bursts of `burst` (for slow rates, where twice the rate is
+    /// less than one).
+    pub(super) fn with_burst(rate: f64, burst: f64) -> Bucket {
+        Bucket { rate, burst, tokens: burst, last: Instant::now() }
     }
 
     /// Whether a token is there (refilled to now), without taking it.
     pub(super) fn ready(&mut self) -> bool {
         let now = Instant::now();
-        self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(2.0 * self.rate);
+        self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.burst);
         self.last = now;
         self.tokens >= 1.0
     }
@@ -82,7 +89,7 @@ impl Bucket {
     /// Whether the bucket has refilled to its burst: forgetting it would change nothing.
     pub(super) fn full(&mut self) -> bool {
         self.ready();
-        self.tokens >= 2.0 * self.rate
+        self.tokens >= self.burst
     }
 
     pub(super) fn take(&mut self) -> bool {

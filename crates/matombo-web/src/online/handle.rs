@@ -31,6 +31,36 @@ pub(super) struct Presence {
     pub(super) spectators: usize,
 }
 
+/// Who plays a room and how it counts: players bound to seats (lobby games), rated, listed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Meta {
+    /// By side: (player id, rating at the start if known).
+    pub(crate) players: [Option<(String, Option<f64>)>; 2],
+    pub(crate) rated: bool,
+    pub(crate) listed: bool,
+}
+
+/// Who a targeted room message goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Audience {
+    /// The seat holders (players' chat).
+    Players,
+    /// The connections holding no seat (spectators' chat).
+    Spectators,
+    /// One side's seat holders.
+    Side(matombo_core::Side),
+    /// Those holding no seat (a rematch's news without tokens).
+    NotSeated,
+}
+
+/// A message for part of a room's connections; `from` is the chat sender (for mutes).
+#[derive(Clone, Debug)]
+pub(crate) struct Targeted {
+    pub(crate) to: Audience,
+    pub(crate) from: Option<String>,
+    pub(crate) text: Utf8Bytes,
+}
+
 /// A live room: the room behind an async lock (held across the storage write, so turns
 /// of one room are stored and broadcast in order), its broadcast channel and presence.
 pub(crate) struct RoomHandle {
@@ -47,6 +77,14 @@ pub(crate) struct RoomHandle {
     pub(super) closed: AtomicBool,
     /// Its slot in the room counts has been given back (at its end or its closing).
     pub(super) released: AtomicBool,
+    /// Players, rated, listed.
+    pub(crate) meta: Mutex<Meta>,
+    /// Chat and per-seat messages.
+    pub(crate) events: broadcast::Sender<Targeted>,
+    /// The side that offered a rematch, and the rematch once made (its id).
+    pub(crate) rematch: Mutex<(Option<matombo_core::Side>, Option<String>)>,
+    /// Numbers the spectator connections (`w1`, `w2`, …) for chat.
+    pub(crate) watchers: std::sync::atomic::AtomicU32,
 }
 
 impl RoomHandle {
@@ -63,7 +101,39 @@ impl RoomHandle {
             watching: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             released: AtomicBool::new(false),
+            meta: Mutex::new(Meta::default()),
+            events: broadcast::channel(256).0,
+            rematch: Mutex::new((None, None)),
+            watchers: std::sync::atomic::AtomicU32::new(0),
         })
+    }
+
+    /// Sends `v` to part of the room's connections.
+    pub(crate) fn target(&self, to: Audience, from: Option<String>, v: &Value) {
+        let _ = self.events.send(Targeted { to, from, text: Utf8Bytes::from(v.to_string()) });
+    }
+
+    /// The room's players as the state shows them: id, name and rating, or null.
+    pub(crate) fn players_json(&self, room: &Room) -> Value {
+        let m = self.meta.lock().expect("meta lock");
+        let p = |i: usize| match &m.players[i] {
+            Some((id, rating)) => json!({
+                "id": id,
+                "name": room.seats[i].name,
+                "rating": rating.map(super::store::round2),
+            }),
+            None => Value::Null,
+        };
+        json!({"south": p(0), "north": p(1)})
+    }
+
+    /// The state message with the room's players, rated and group.
+    pub(crate) fn state(&self, room: &Room, you: Option<matombo_core::Side>, now: u64, positions: bool) -> Value {
+        let mut v = super::views::state_json(room, you, now, positions);
+        v["players"] = self.players_json(room);
+        v["rated"] = self.meta.lock().expect("meta lock").rated.into();
+        v["group"] = super::rating::group_of(room.ruleset()).into();
+        v
     }
 
     pub(super) fn send(&self, v: &Value) {
@@ -119,10 +189,33 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
             None => not_found(),
         });
     };
+    let meta = load_meta(s, id).await;
     if room.game.is_over() {
         // Finished games do not change: each request may read its own copy.
-        return Ok(RoomHandle::new(room, None, &s.inner.limits));
+        let h = RoomHandle::new(room, None, &s.inner.limits);
+        *h.meta.lock().expect("meta lock") = meta;
+        return Ok(h);
     }
     let mut rooms = s.inner.rooms.lock().expect("rooms lock");
-    Ok(rooms.entry(id.to_string()).or_insert_with(|| RoomHandle::new(room, None, &s.inner.limits)).clone())
+    Ok(rooms
+        .entry(id.to_string())
+        .or_insert_with(|| {
+            let h = RoomHandle::new(room, None, &s.inner.limits);
+            *h.meta.lock().expect("meta lock") = meta;
+            h
+        })
+        .clone())
+}
+
+/// A stored room's players and flags (ratings at the start are not kept: null).
+pub(super) async fn load_meta(s: &OnlineState, id: &str) -> Meta {
+    let store = s.inner.store.clone();
+    let key = id.to_string();
+    let b = tokio::task::spawn_blocking(move || store.binding(&key)).await.ok().and_then(Result::ok).flatten();
+    match b {
+        Some(([sp, np], rated, listed)) => {
+            Meta { players: [sp.map(|p| (p, None)), np.map(|p| (p, None))], rated, listed }
+        }
+        None => Meta::default(),
+    }
 }

@@ -258,7 +258,7 @@ pub(super) async fn get_room(
 ) -> Result<Response, ApiError> {
     let h = find_room(&s, &id).await?;
     let room = h.room.lock().await;
-    let mut v = state_json(&room, None, now_ms(), q.positions.unwrap_or(0) != 0);
+    let mut v = h.state(&room, None, now_ms(), q.positions.unwrap_or(0) != 0);
     drop(room);
     v["presence"] = h.presence_json();
     Ok(Json(v).into_response())
@@ -359,6 +359,88 @@ pub(super) async fn decisions(
         "events": events,
     }))
     .into_response())
+}
+
+// ---------------------------------------------------------------- players
+
+pub(super) async fn groups() -> Response {
+    let v: Vec<Value> = super::rating::GROUPS
+        .iter()
+        .map(|g| json!({"group": g.name, "game": g.game.name(), "min": g.min, "max": g.max}))
+        .collect();
+    Json(v).into_response()
+}
+
+#[derive(Deserialize)]
+pub(super) struct PageQuery {
+    #[serde(default)]
+    limit: Option<u32>,
+    #[serde(default)]
+    offset: Option<u32>,
+}
+
+pub(super) async fn leaderboard(
+    State(s): State<OnlineState>,
+    Path(group): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Response, ApiError> {
+    let g = super::rating::group(&group)
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such rating group".into()))?;
+    let limit = q.limit.unwrap_or(50).min(200);
+    let offset = q.offset.unwrap_or(0);
+    let since = now_ms().saturating_sub(365 * 24 * 3600 * 1000);
+    let store = s.inner.store.clone();
+    let rows = tokio::task::spawn_blocking(move || store.leaderboard(g.name, since, limit, offset))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+    let players: Vec<Value> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (id, name, r, games))| {
+            json!({
+                "rank": offset as usize + i + 1,
+                "id": id,
+                "name": name,
+                "rating": super::store::round2(r.rating),
+                "rd": super::store::round2(r.rd),
+                "games": games,
+                "provisional": r.provisional(),
+            })
+        })
+        .collect();
+    Ok(Json(json!({"group": g.name, "players": players, "limit": limit, "offset": offset})).into_response())
+}
+
+pub(super) async fn player(
+    State(s): State<OnlineState>,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Response, ApiError> {
+    let not_found = || ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such player".into());
+    if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(not_found());
+    }
+    let limit = q.limit.unwrap_or(50).min(200);
+    let offset = q.offset.unwrap_or(0);
+    let store = s.inner.store.clone();
+    let found = tokio::task::spawn_blocking(move || {
+        let p = store.player(&id)?;
+        let h = match &p {
+            Some(p) => store.history(&p.id, limit, offset)?,
+            None => Vec::new(),
+        };
+        Ok::<_, super::store::StoreError>((p, h))
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+    let (Some(p), games) = found else { return Err(not_found()) };
+    let mut v = super::lobby::player_json(&p);
+    v["games"] = games.into();
+    v["limit"] = limit.into();
+    v["offset"] = offset.into();
+    Ok(Json(v).into_response())
 }
 
 // ---------------------------------------------------------------- pages

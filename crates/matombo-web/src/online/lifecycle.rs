@@ -43,23 +43,76 @@ pub(super) async fn end_game(
     Ok(())
 }
 
-/// A game ended (or was closed): its creator may open another, and it leaves memory
-/// (connections still holding it keep it alive; later requests read it back from the store).
+/// How long a finished game stays in memory, so that players who reconnect after the end
+/// share its chat and rematch offers with those still there.
+const KEEP_FINISHED: Duration = Duration::from_secs(10 * 60);
+
+/// A game ended (or was closed): its creator may open another, and it leaves memory, at
+/// once if closed, after [`KEEP_FINISHED`] if over (connections still holding it keep it
+/// alive; later requests read it back from the store).
 pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
     // An end and a closing may meet: the slot is given back once.
     if h.released.swap(true, Ordering::AcqRel) {
         return;
     }
     s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-    {
+    let forget = |s: &OnlineState, h: &Arc<RoomHandle>| {
         let mut rooms = s.inner.rooms.lock().expect("rooms lock");
         if rooms.get(&h.id).is_some_and(|x| Arc::ptr_eq(x, h)) {
             rooms.remove(&h.id);
         }
+    };
+    if h.closed.load(Ordering::Acquire) || tokio::runtime::Handle::try_current().is_err() {
+        forget(s, h);
+    } else {
+        let weak = Arc::downgrade(&s.inner);
+        let h = h.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(KEEP_FINISHED).await;
+            if let Some(inner) = weak.upgrade() {
+                forget(&OnlineState { inner }, &h);
+            }
+        });
     }
     if let Some(a) = h.creator {
         if let Some(u) = s.inner.per_addr.lock().expect("addr lock").get_mut(&a) {
             u.rooms = u.rooms.saturating_sub(1);
+        }
+    }
+    let meta = h.meta.lock().expect("meta lock").clone();
+    if meta.listed {
+        s.inner.lobby.unlist_game(&h.id);
+    }
+    if meta.rated && tokio::runtime::Handle::try_current().is_ok() {
+        // The ratings were changed in the write that stored the end: tell the room and the
+        // players' lobby connections.
+        let (s, h) = (s.clone(), h.clone());
+        tokio::spawn(async move { announce_ratings(&s, &h).await });
+    }
+}
+
+async fn announce_ratings(s: &OnlineState, h: &Arc<RoomHandle>) {
+    let store = s.inner.store.clone();
+    let id = h.id.clone();
+    let Ok(Ok(changes)) = tokio::task::spawn_blocking(move || store.rating_changes(&id)).await else { return };
+    if changes.is_empty() {
+        return;
+    }
+    let mut v = json!({"type": "ratings", "group": changes[0].group});
+    for c in &changes {
+        let r2 = super::store::round2;
+        v[c.side.as_str()] = json!({
+            "id": c.player,
+            "before": {"rating": r2(c.before.0), "rd": r2(c.before.1)},
+            "after": {"rating": r2(c.after.0), "rd": r2(c.after.1)},
+        });
+    }
+    h.send(&v);
+    for c in &changes {
+        let store = s.inner.store.clone();
+        let p = c.player.clone();
+        if let Ok(Ok(Some(info))) = tokio::task::spawn_blocking(move || store.player(&p)).await {
+            s.inner.lobby.tell_player(&c.player, &json!({"type": "you", "player": super::lobby::player_json(&info)}));
         }
     }
 }
@@ -119,6 +172,9 @@ pub(super) fn span(d: Duration) -> String {
 }
 
 pub(super) fn closed_message(limits: &super::Limits, reason: &str) -> String {
+    if reason == "aborted" {
+        return "this game was aborted before its first turn".into();
+    }
     if reason == "unclaimed" {
         format!("this game was closed: its invitation was not taken within {}", span(limits.unclaimed_expiry))
     } else {

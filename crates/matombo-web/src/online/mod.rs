@@ -16,7 +16,9 @@ mod handle;
 mod http;
 mod lifecycle;
 pub mod loadtest;
+mod lobby;
 pub mod protocol;
+pub mod rating;
 pub mod room;
 mod server;
 pub mod store;
@@ -64,6 +66,18 @@ pub struct Limits {
     /// A WebSocket silent this long (no frame, not even the answer to the server's ping,
     /// sent every third of it) is closed.
     pub ws_idle: std::time::Duration,
+    /// Open challenges one player may have.
+    pub challenges_per_player: usize,
+    /// Open challenges in all.
+    pub max_challenges: usize,
+    /// Challenges and seeks one lobby connection may make per second (bursts of one).
+    pub lobby_actions_per_sec: f64,
+    /// Chat lines per second per connection (bursts of two).
+    pub chat_per_sec: f64,
+    /// New player identities one address may create per hour (counted in the database).
+    pub players_per_addr_hour: u32,
+    /// Transfer-code attempts one address may make per minute.
+    pub transfer_tries_per_min: f64,
 }
 
 impl Default for Limits {
@@ -81,6 +95,12 @@ impl Default for Limits {
             idle_expiry: std::time::Duration::from_secs(24 * 3600),
             messages_per_sec: 20.0,
             ws_idle: std::time::Duration::from_secs(90),
+            challenges_per_player: 3,
+            max_challenges: 2_000,
+            lobby_actions_per_sec: 1.0,
+            chat_per_sec: 1.0,
+            players_per_addr_hour: 10,
+            transfer_tries_per_min: 5.0,
         }
     }
 }
@@ -97,6 +117,9 @@ impl Limits {
             // Every simulated player shares the loopback address.
             addr_turns_per_sec: 1e9,
             room_turns_per_sec: 1e9,
+            players_per_addr_hour: u32::MAX,
+            lobby_actions_per_sec: 1e9,
+            max_challenges: 2 * rooms + 20,
             ..Limits::default()
         }
     }
@@ -127,6 +150,7 @@ pub(crate) struct Inner {
     /// Unfinished rooms (finished ones leave memory and are read back from the store).
     open_rooms: AtomicUsize,
     per_addr: Mutex<HashMap<IpAddr, AddrUse>>,
+    lobby: lobby::Lobby,
 }
 
 #[derive(Default)]
@@ -137,6 +161,8 @@ struct AddrUse {
     turns: Option<budget::Bucket>,
     /// Room creations (see [`Limits::rooms_per_sec`]).
     creations: Option<budget::Bucket>,
+    /// Transfer-code attempts.
+    codes: Option<budget::Bucket>,
 }
 
 impl AddrUse {
@@ -147,6 +173,7 @@ impl AddrUse {
             && self.rooms == 0
             && self.turns.as_mut().is_none_or(|b| b.full())
             && self.creations.as_mut().is_none_or(|b| b.full())
+            && self.codes.as_mut().is_none_or(|b| b.full())
     }
 }
 
@@ -183,7 +210,20 @@ impl OnlineState {
         for a in rooms.iter().filter_map(|(_, a)| *a) {
             per_addr.entry(a).or_default().rooms += 1;
         }
-        let map = rooms.into_iter().map(|(r, a)| (r.id.clone(), handle::RoomHandle::new(r, a, &limits))).collect();
+        let map: HashMap<String, Arc<handle::RoomHandle>> =
+            rooms.into_iter().map(|(r, a)| (r.id.clone(), handle::RoomHandle::new(r, a, &limits))).collect();
+        let lobby = lobby::Lobby::new();
+        for h in map.values() {
+            if let Ok(Some(([sp, np], rated, listed))) = store.binding(&h.id) {
+                *h.meta.lock().expect("meta lock") =
+                    handle::Meta { players: [sp.map(|p| (p, None)), np.map(|p| (p, None))], rated, listed };
+                if listed {
+                    if let Ok(room) = h.room.try_lock() {
+                        lobby.list_game(&room, &h.meta.lock().expect("meta lock"), now);
+                    }
+                }
+            }
+        }
         tracing::info!(db = %path.display(), games_in_progress = n, "online play store opened");
         let state = OnlineState {
             inner: Arc::new(Inner {
@@ -193,9 +233,11 @@ impl OnlineState {
                 connections: AtomicUsize::new(0),
                 open_rooms: AtomicUsize::new(n),
                 per_addr: Mutex::new(per_addr),
+                lobby,
             }),
         };
         lifecycle::sweep_expired(&state);
+        lobby::pairing_loop(&state);
         // Reloaded clocks start running again now; watch them.
         let handles: Vec<_> = state.inner.rooms.lock().expect("rooms lock").values().cloned().collect();
         for h in handles {

@@ -1,6 +1,9 @@
 //! The WebSocket message format: client messages parsed strictly (size, shape, field
 //! lengths) and server messages written as JSON text.
 //!
+//! The lobby's messages ([`LobbyMsg`], [`parse_lobby`]) and the room's chat, mute,
+//! rematch and abort are documented in docs/api.md ("Players, ratings and the lobby").
+//!
 //! Client → server (one JSON object per text message):
 //! - `{"type":"hello","token":"<seat token>","name":"Rudo"}` — first message; both
 //!   fields optional (no token: watch only).
@@ -51,6 +54,117 @@ pub enum ClientMsg {
     Resign {},
     /// Asks for the full state.
     Sync {},
+    /// Keep-alive.
+    Ping {},
+    /// A chat line (players' channel for a seat holder, spectators' channel otherwise).
+    Chat {
+        /// Plain text.
+        text: String,
+    },
+    /// Stops receiving a sender's chat on this connection.
+    Mute {
+        /// The sender (`south`, `north` or `w<n>`).
+        from: String,
+    },
+    /// Receives a muted sender's chat again.
+    Unmute {
+        /// The sender.
+        from: String,
+    },
+    /// Offers a rematch, or accepts the other side's offer (after the end).
+    Rematch {},
+    /// Closes the game before its first turn, without a result.
+    Abort {},
+}
+
+/// Longest chat line (characters).
+pub const MAX_CHAT: usize = 300;
+/// Longest player display name (characters).
+pub const MAX_PLAYER_NAME: usize = 24;
+/// Shortest and longest player secret.
+pub const PLAYER_SECRET: (usize, usize) = (32, 64);
+/// Longest challenge id, ruleset name or sender id accepted.
+pub const MAX_ID: usize = 40;
+
+/// The side a challenger wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideChoice {
+    /// South.
+    South,
+    /// North.
+    North,
+    /// Drawn when the challenge is accepted.
+    Random,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A message from a client of the lobby's WebSocket.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LobbyMsg {
+    /// Introduces the connection (first message).
+    Hello {
+        /// The player secret (absent: watch the lists only).
+        #[serde(default)]
+        player: Option<String>,
+        /// A display name to set.
+        #[serde(default)]
+        name: Option<String>,
+        /// A transfer code: move that identity to this secret.
+        #[serde(default)]
+        transfer: Option<String>,
+    },
+    /// Changes the display name.
+    Name {
+        /// The new name.
+        name: String,
+    },
+    /// Creates a challenge.
+    Challenge {
+        /// Ruleset name (`tsoro:8,heads=1`).
+        ruleset: String,
+        /// The challenger's side.
+        #[serde(default)]
+        side: Option<SideChoice>,
+        /// Time control (absent: untimed).
+        #[serde(default)]
+        clock: Option<super::room::TimeControl>,
+        /// Rated (default true).
+        #[serde(default = "yes")]
+        rated: bool,
+        /// Listed to everyone (default true), or link-only.
+        #[serde(default = "yes")]
+        open: bool,
+    },
+    /// Accepts a challenge.
+    Accept {
+        /// Challenge id.
+        id: String,
+    },
+    /// Withdraws one's own challenge.
+    Cancel {
+        /// Challenge id.
+        id: String,
+    },
+    /// Quick pairing: waits for an opponent of similar rating.
+    Seek {
+        /// Ruleset name.
+        ruleset: String,
+        /// Time control (absent: untimed).
+        #[serde(default)]
+        clock: Option<super::room::TimeControl>,
+        /// Rated (default true).
+        #[serde(default = "yes")]
+        rated: bool,
+    },
+    /// Stops waiting for a pairing.
+    Unseek {},
+    /// Asks for a code to move the identity to another device.
+    TransferCode {},
     /// Keep-alive.
     Ping {},
 }
@@ -114,7 +228,90 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
         ClientMsg::Turn { turn, .. } if turn.len() > MAX_MOVE => {
             return Err(ProtocolError::Field { field: "move", reason: "too long" });
         }
+        ClientMsg::Chat { text } => check_chat(text)?,
+        ClientMsg::Mute { from } | ClientMsg::Unmute { from } => check_id("from", from)?,
         _ => {}
+    }
+    Ok(msg)
+}
+
+fn check_chat(text: &str) -> Result<(), ProtocolError> {
+    let n = text.chars().count();
+    if n == 0 || n > MAX_CHAT || text.chars().any(char::is_control) || text.trim().is_empty() {
+        return Err(ProtocolError::Field { field: "text", reason: "1 to 300 characters, no control characters" });
+    }
+    Ok(())
+}
+
+fn check_id(field: &'static str, id: &str) -> Result<(), ProtocolError> {
+    if id.is_empty() || id.len() > MAX_ID || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(ProtocolError::Field { field, reason: "at most 40 letters and digits" });
+    }
+    Ok(())
+}
+
+/// Checks a player display name: 1 to 24 characters once trimmed, no control characters.
+pub fn check_player_name(name: &str) -> Result<(), ProtocolError> {
+    let t = name.trim();
+    let n = t.chars().count();
+    if n == 0 || n > MAX_PLAYER_NAME || t.chars().any(char::is_control) {
+        return Err(ProtocolError::Field { field: "name", reason: "1 to 24 characters, no control characters" });
+    }
+    Ok(())
+}
+
+fn check_ruleset_text(r: &str) -> Result<(), ProtocolError> {
+    if r.is_empty() || r.len() > MAX_ID || !r.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(ProtocolError::Field { field: "ruleset", reason: "a ruleset name such as tsoro:8" });
+    }
+    Ok(())
+}
+
+fn check_clock(c: &Option<super::room::TimeControl>) -> Result<(), ProtocolError> {
+    if let Some(c) = c {
+        if c.initial_ms < 1000 || c.initial_ms > super::room::MAX_CLOCK_MS || c.increment_ms > 3_600_000 {
+            return Err(ProtocolError::Field {
+                field: "clock",
+                reason: "initial_ms from 1000 to 86400000, increment_ms at most 3600000",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Parses a lobby client message. Never panics; any refusal says why. The ruleset is
+/// checked for shape here and read by the lobby (`bad_ruleset`).
+pub fn parse_lobby(bytes: &[u8]) -> Result<LobbyMsg, ProtocolError> {
+    if bytes.len() > MAX_MESSAGE {
+        return Err(ProtocolError::TooLarge(bytes.len()));
+    }
+    let msg: LobbyMsg = serde_json::from_slice(bytes)
+        .map_err(|e| ProtocolError::Malformed(super::room::truncate(&e.to_string(), 120)))?;
+    match &msg {
+        LobbyMsg::Hello { player, name, transfer } => {
+            if let Some(p) = player {
+                let (lo, hi) = PLAYER_SECRET;
+                if p.len() < lo || p.len() > hi || !p.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                    return Err(ProtocolError::Field { field: "player", reason: "32 to 64 letters and digits" });
+                }
+            }
+            if let Some(n) = name {
+                check_player_name(n)?;
+            }
+            if let Some(t) = transfer {
+                if player.is_none() {
+                    return Err(ProtocolError::Field { field: "transfer", reason: "comes with a fresh player secret" });
+                }
+                check_id("transfer", t)?;
+            }
+        }
+        LobbyMsg::Name { name } => check_player_name(name)?,
+        LobbyMsg::Challenge { ruleset, clock, .. } | LobbyMsg::Seek { ruleset, clock, .. } => {
+            check_ruleset_text(ruleset)?;
+            check_clock(clock)?;
+        }
+        LobbyMsg::Accept { id } | LobbyMsg::Cancel { id } => check_id("id", id)?,
+        LobbyMsg::Unseek {} | LobbyMsg::TransferCode {} | LobbyMsg::Ping {} => {}
     }
     Ok(msg)
 }
@@ -133,6 +330,62 @@ mod tests {
         assert_eq!(parse(br#"{"type":"hello"}"#), Ok(ClientMsg::Hello { token: None, name: None }));
         assert_eq!(parse(br#"{"type":"resign"}"#), Ok(ClientMsg::Resign {}));
         assert_eq!(parse(br#"{"type":"sync"}"#), Ok(ClientMsg::Sync {}));
+        assert_eq!(parse(br#"{"type":"chat","text":"gg <b>"}"#), Ok(ClientMsg::Chat { text: "gg <b>".into() }));
+        assert_eq!(parse(br#"{"type":"mute","from":"w3"}"#), Ok(ClientMsg::Mute { from: "w3".into() }));
+        assert_eq!(parse(br#"{"type":"rematch"}"#), Ok(ClientMsg::Rematch {}));
+        assert_eq!(parse(br#"{"type":"abort"}"#), Ok(ClientMsg::Abort {}));
+    }
+
+    #[test]
+    fn parses_lobby_messages() {
+        let secret = "a".repeat(32);
+        assert_eq!(
+            parse_lobby(format!(r#"{{"type":"hello","player":"{secret}","name":" Rudo "}}"#).as_bytes()),
+            Ok(LobbyMsg::Hello { player: Some(secret.clone()), name: Some(" Rudo ".into()), transfer: None })
+        );
+        assert_eq!(
+            parse_lobby(br#"{"type":"challenge","ruleset":"tsoro:8,heads=1"}"#),
+            Ok(LobbyMsg::Challenge {
+                ruleset: "tsoro:8,heads=1".into(),
+                side: None,
+                clock: None,
+                rated: true,
+                open: true
+            })
+        );
+        assert_eq!(
+            parse_lobby(br#"{"type":"seek","ruleset":"nsolo:8","rated":false}"#),
+            Ok(LobbyMsg::Seek { ruleset: "nsolo:8".into(), clock: None, rated: false })
+        );
+        assert_eq!(parse_lobby(br#"{"type":"accept","id":"abc"}"#), Ok(LobbyMsg::Accept { id: "abc".into() }));
+        assert_eq!(parse_lobby(br#"{"type":"unseek"}"#), Ok(LobbyMsg::Unseek {}));
+    }
+
+    #[test]
+    fn refuses_bad_lobby_messages() {
+        for (bad, code) in [
+            (&br#"{"type":"hello","player":"short"}"#[..], ErrorCode::InvalidField),
+            (br#"{"type":"hello","transfer":"ABCD2345"}"#, ErrorCode::InvalidField),
+            (br#"{"type":"name","name":""}"#, ErrorCode::InvalidField),
+            (br#"{"type":"name","name":"a\u0007b"}"#, ErrorCode::InvalidField),
+            (br#"{"type":"name","name":"aaaaaaaaaaaaaaaaaaaaaaaaa"}"#, ErrorCode::InvalidField),
+            (
+                br#"{"type":"challenge","ruleset":"tsoro:8","clock":{"initial_ms":5,"increment_ms":0}}"#,
+                ErrorCode::InvalidField,
+            ),
+            (br#"{"type":"challenge","ruleset":"tsoro:8","side":"east"}"#, ErrorCode::Malformed),
+            (br#"{"type":"challenge","ruleset":"tsoro 8"}"#, ErrorCode::InvalidField),
+            (br#"{"type":"accept","id":"../x"}"#, ErrorCode::InvalidField),
+            (br#"{"type":"accept"}"#, ErrorCode::Malformed),
+            (br#"{"type":"turn","ply":0,"move":"B2"}"#, ErrorCode::Malformed),
+            (br#"{"type":"ping","x":1}"#, ErrorCode::Malformed),
+        ] {
+            assert_eq!(parse_lobby(bad).unwrap_err().code(), code, "{:?}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(parse(br#"{"type":"chat","text":""}"#).unwrap_err().code(), ErrorCode::InvalidField);
+        assert_eq!(parse(br#"{"type":"chat","text":"a\nb"}"#).unwrap_err().code(), ErrorCode::InvalidField);
+        let long = format!(r#"{{"type":"chat","text":"{}"}}"#, "é".repeat(MAX_CHAT + 1));
+        assert_eq!(parse(long.as_bytes()).unwrap_err().code(), ErrorCode::InvalidField);
     }
 
     #[test]
@@ -168,6 +421,38 @@ mod tests {
         #[test]
         fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
             let _ = parse(&bytes);
+        }
+
+        #[test]
+        fn lobby_never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = parse_lobby(&bytes);
+        }
+
+        #[test]
+        fn lobby_accepts_only_checked_fields(
+            ty in prop_oneof![
+                Just("hello".to_string()), Just("name".to_string()), Just("challenge".to_string()),
+                Just("accept".to_string()), Just("cancel".to_string()), Just("seek".to_string()),
+                "\\PC{0,40}",
+            ],
+            text in "\\PC{0,70}",
+            n in any::<i64>(),
+        ) {
+            for v in [
+                serde_json::json!({"type": ty, "player": text, "name": text}),
+                serde_json::json!({"type": ty, "name": text}),
+                serde_json::json!({"type": ty, "ruleset": text, "clock": {"initial_ms": n, "increment_ms": n}}),
+                serde_json::json!({"type": ty, "id": text}),
+            ] {
+                match parse_lobby(v.to_string().as_bytes()) {
+                    Ok(LobbyMsg::Name { name }) => prop_assert!(check_player_name(&name).is_ok()),
+                    Ok(LobbyMsg::Accept { id } | LobbyMsg::Cancel { id }) => {
+                        prop_assert!(id.len() <= MAX_ID && id.bytes().all(|b| b.is_ascii_alphanumeric()))
+                    }
+                    Ok(LobbyMsg::Challenge { clock: Some(c), .. }) => prop_assert!(c.initial_ms >= 1000),
+                    _ => {}
+                }
+            }
         }
 
         #[test]

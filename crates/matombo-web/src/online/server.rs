@@ -9,6 +9,8 @@
 //! - `GET /api/online/rooms/{id}/record` → the game record (text).
 //! - `GET /api/online/rooms/{id}/ws` → WebSocket (see [`super::protocol`]).
 //! - `GET /api/online/archive?limit=&offset=` → finished games, newest first.
+//! - `GET /api/online/lobby/ws` → the lobby's WebSocket (challenges, pairing, identities).
+//! - `GET /api/online/groups`, `/api/online/leaderboard/{group}`, `/api/online/players/{id}`.
 //! - `POST /api/online/decisions` `{"position":"…","decisions":["sow B2",…]}` → the next
 //!   legal decisions, the token when complete, and the sowing events for animation.
 
@@ -17,8 +19,10 @@ use axum::routing::get;
 use axum::Router;
 
 use super::http::{
-    archive, claim_seat, create_room, decisions, get_record, get_room, page_archive, page_game, page_lobby,
+    archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, page_archive, page_game,
+    page_lobby, player,
 };
+use super::lobby::lobby_upgrade;
 use super::ws::ws_upgrade;
 use super::OnlineState;
 use crate::api::{get_only, post_only};
@@ -37,6 +41,10 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/api/online/rooms/{id}/ws", get_only(ws_upgrade))
         .route("/api/online/archive", get_only(archive))
         .route("/api/online/decisions", post_only(decisions))
+        .route("/api/online/lobby/ws", get_only(lobby_upgrade))
+        .route("/api/online/groups", get_only(groups))
+        .route("/api/online/leaderboard/{group}", get_only(leaderboard))
+        .route("/api/online/players/{id}", get_only(player))
         .layer(DefaultBodyLimit::max(16 * 1024))
         .with_state(state)
 }

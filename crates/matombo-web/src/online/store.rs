@@ -87,6 +87,66 @@ pub enum Op {
         /// Unix ms.
         at: u64,
     },
+    /// Binds a new room's seats to players (in the same write as its [`Op::Create`], through
+    /// [`Op::Many`]).
+    Bind {
+        /// Room id.
+        id: String,
+        /// Player ids by side.
+        players: [Option<String>; 2],
+        /// Whether the game changes ratings.
+        rated: bool,
+        /// Whether the lobby lists it.
+        listed: bool,
+    },
+    /// Several writes, all or none.
+    Many(Vec<Op>),
+    /// Closes a game before its first turn (`aborted`); refused once a turn is stored.
+    Abort {
+        /// Room id.
+        id: String,
+        /// Unix ms.
+        at: u64,
+    },
+    /// A new player.
+    CreatePlayer {
+        /// Public id.
+        id: String,
+        /// SHA-256 of the secret, hex.
+        key_hash: String,
+        /// Display name.
+        name: String,
+        /// Unix ms.
+        created: u64,
+        /// The address it came from (for the creations per address).
+        addr: Option<String>,
+    },
+    /// A new display name.
+    RenamePlayer {
+        /// Player id.
+        id: String,
+        /// Name.
+        name: String,
+    },
+    /// A transfer code (hashed) for a player, replacing any earlier one.
+    TransferCode {
+        /// SHA-256 of the code, hex.
+        code_hash: String,
+        /// Player id.
+        player: String,
+        /// Unix ms.
+        expires: u64,
+    },
+    /// Uses a transfer code: the player answers to `key_hash` from now on; answers the
+    /// player's id, or fails (`bad code`).
+    UseTransfer {
+        /// SHA-256 of the code, hex.
+        code_hash: String,
+        /// SHA-256 of the new secret, hex.
+        key_hash: String,
+        /// Unix ms.
+        now: u64,
+    },
     /// Closes every unfinished room created before `unclaimed_before` and not joined, or
     /// without activity since `idle_before`; answers the ids closed.
     Expire {
@@ -160,6 +220,50 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE rooms ADD COLUMN creator_addr TEXT;
      UPDATE rooms SET last_active = MAX(created, COALESCE((SELECT MAX(at) FROM turns WHERE turns.room = rooms.id), 0));
      CREATE INDEX rooms_live ON rooms(finished, closed);",
+    // 2: players (only the SHA-256 of their secret), Glicko-2 ratings per group, the
+    // change each rated game made, one-time transfer codes (hashed), and games bound to
+    // players, rated or not, listed in the lobby or not.
+    "CREATE TABLE players(
+       id TEXT PRIMARY KEY,
+       key_hash TEXT NOT NULL UNIQUE,
+       name TEXT NOT NULL,
+       created INTEGER NOT NULL,
+       creator_addr TEXT
+     );
+     CREATE INDEX players_addr ON players(creator_addr, created);
+     CREATE TABLE ratings(
+       player TEXT NOT NULL,
+       grp TEXT NOT NULL,
+       rating REAL NOT NULL,
+       rd REAL NOT NULL,
+       vol REAL NOT NULL,
+       games INTEGER NOT NULL,
+       updated INTEGER NOT NULL,
+       PRIMARY KEY(player, grp)
+     ) WITHOUT ROWID;
+     CREATE INDEX ratings_board ON ratings(grp, rating);
+     CREATE TABLE rating_changes(
+       room TEXT NOT NULL,
+       player TEXT NOT NULL,
+       grp TEXT NOT NULL,
+       side TEXT NOT NULL,
+       before_rating REAL NOT NULL,
+       before_rd REAL NOT NULL,
+       after_rating REAL NOT NULL,
+       after_rd REAL NOT NULL,
+       PRIMARY KEY(room, player)
+     ) WITHOUT ROWID;
+     CREATE TABLE transfer_codes(
+       code_hash TEXT PRIMARY KEY,
+       player TEXT NOT NULL,
+       expires INTEGER NOT NULL
+     ) WITHOUT ROWID;
+     ALTER TABLE rooms ADD COLUMN south_player TEXT;
+     ALTER TABLE rooms ADD COLUMN north_player TEXT;
+     ALTER TABLE rooms ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE rooms ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;
+     CREATE INDEX rooms_south_player ON rooms(south_player, finished);
+     CREATE INDEX rooms_north_player ON rooms(north_player, finished);",
 ];
 
 fn migrate(c: &Connection) -> Result<(), StoreError> {
@@ -190,7 +294,11 @@ fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> 
          RETURNING id",
     )?;
     let ids = st.query_map(params![now as i64, unclaimed_before as i64, idle_before as i64], |r| r.get(0))?;
-    ids.collect()
+    let ids = ids.collect();
+    // A player's address is kept only for the hour that counts new identities per address.
+    c.prepare_cached("UPDATE players SET creator_addr=NULL WHERE creator_addr IS NOT NULL AND created < ?1")?
+        .execute([now.saturating_sub(3_600_000) as i64])?;
+    ids
 }
 
 /// Marks a live room active; an error if it was closed meanwhile (the write is refused).
@@ -220,7 +328,62 @@ fn side_name(s: Side) -> &'static str {
     }
 }
 
+/// Applies a rated game's result to both players' ratings of its group, once.
+fn rate(c: &Connection, id: &str, o: &Outcome, at: u64) -> rusqlite::Result<()> {
+    let row: Option<(bool, Option<String>, Option<String>, String)> = c
+        .query_row("SELECT rated, south_player, north_player, ruleset FROM rooms WHERE id=?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .optional()?;
+    let Some((true, Some(sp), Some(np), ruleset)) = row else { return Ok(()) };
+    if sp == np {
+        return Ok(());
+    }
+    let done: bool = c.query_row("SELECT EXISTS(SELECT 1 FROM rating_changes WHERE room=?1)", [id], |r| r.get(0))?;
+    if done {
+        return Ok(());
+    }
+    let Ok(rs) = ruleset.parse::<Ruleset>() else { return Ok(()) };
+    let grp = super::rating::group_of(rs);
+    let before = [rating_of(c, &sp, grp)?, rating_of(c, &np, grp)?];
+    let score = match o.winner {
+        Some(Side::South) => 1.0,
+        Some(Side::North) => 0.0,
+        None => 0.5,
+    };
+    let after = [
+        super::rating::update(before[0].0, &[(before[1].0, score)]),
+        super::rating::update(before[1].0, &[(before[0].0, 1.0 - score)]),
+    ];
+    for (i, (player, side)) in [(&sp, "south"), (&np, "north")].into_iter().enumerate() {
+        let (b, games) = before[i];
+        let a = after[i];
+        c.execute(
+            "INSERT INTO ratings(player, grp, rating, rd, vol, games, updated) VALUES (?1,?2,?3,?4,?5,?6,?7)
+             ON CONFLICT(player, grp) DO UPDATE SET rating=?3, rd=?4, vol=?5, games=?6, updated=?7",
+            params![player, grp, a.rating, a.rd, a.vol, games + 1, at as i64],
+        )?;
+        c.execute(
+            "INSERT INTO rating_changes(room, player, grp, side, before_rating, before_rd, after_rating, after_rd)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+            params![id, player, grp, side, b.rating, b.rd, a.rating, a.rd],
+        )?;
+    }
+    Ok(())
+}
+
+/// A player's rating in a group and his rated games there (the start rating if none).
+fn rating_of(c: &Connection, player: &str, grp: &str) -> rusqlite::Result<(super::rating::Rating, i64)> {
+    let r = c
+        .query_row("SELECT rating, rd, vol, games FROM ratings WHERE player=?1 AND grp=?2", [player, grp], |r| {
+            Ok((super::rating::Rating { rating: r.get(0)?, rd: r.get(1)?, vol: r.get(2)? }, r.get(3)?))
+        })
+        .optional()?;
+    Ok(r.unwrap_or((super::rating::Rating::default(), 0)))
+}
+
 fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64; 2]>, at: u64) -> rusqlite::Result<()> {
+    rate(tx, id, o, at)?;
     tx.execute(
         "UPDATE rooms SET finished=?2, winner=?3, termination=?4, south_ms=?5, north_ms=?6, creator_addr=NULL
          WHERE id=?1",
@@ -289,9 +452,70 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, String> {
         Op::Expire { now, unclaimed_before, idle_before } => {
             return expire(c, *now, *unclaimed_before, *idle_before).map_err(e);
         }
+        Op::Bind { id, players, rated, listed } => {
+            c.execute(
+                "UPDATE rooms SET south_player=?2, north_player=?3, rated=?4, listed=?5 WHERE id=?1",
+                params![id, players[0], players[1], rated, listed],
+            )
+            .map_err(e)?;
+        }
+        Op::Many(ops) => {
+            let mut out = Vec::new();
+            for op in ops {
+                out.extend(apply(c, op)?);
+            }
+            return Ok(out);
+        }
+        Op::Abort { id, at } => {
+            let n = c
+                .execute(
+                    "UPDATE rooms SET closed=?2, closed_reason='aborted', creator_addr=NULL
+                     WHERE id=?1 AND finished IS NULL AND closed IS NULL
+                       AND NOT EXISTS(SELECT 1 FROM turns WHERE room=?1)",
+                    params![id, *at as i64],
+                )
+                .map_err(e)?;
+            if n == 0 {
+                return Err(format!("room {id} cannot be aborted"));
+            }
+        }
+        Op::CreatePlayer { id, key_hash, name, created, addr } => {
+            c.execute(
+                "INSERT INTO players(id, key_hash, name, created, creator_addr) VALUES (?1,?2,?3,?4,?5)",
+                params![id, key_hash, name, *created as i64, addr],
+            )
+            .map_err(e)?;
+        }
+        Op::RenamePlayer { id, name } => {
+            c.execute("UPDATE players SET name=?2 WHERE id=?1", params![id, name]).map_err(e)?;
+        }
+        Op::TransferCode { code_hash, player, expires } => {
+            c.execute("DELETE FROM transfer_codes WHERE player=?1", [player]).map_err(e)?;
+            c.execute(
+                "INSERT INTO transfer_codes(code_hash, player, expires) VALUES (?1,?2,?3)",
+                params![code_hash, player, *expires as i64],
+            )
+            .map_err(e)?;
+        }
+        Op::UseTransfer { code_hash, key_hash, now } => {
+            let player: Option<String> = c
+                .query_row(
+                    "DELETE FROM transfer_codes WHERE code_hash=?1 AND expires>?2 RETURNING player",
+                    params![code_hash, *now as i64],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(e)?;
+            let Some(player) = player else { return Err(BAD_CODE.into()) };
+            c.execute("UPDATE players SET key_hash=?2 WHERE id=?1", params![player, key_hash]).map_err(e)?;
+            return Ok(vec![player]);
+        }
     }
     Ok(Vec::new())
 }
+
+/// The refusal of a transfer code that is wrong, used or expired.
+pub const BAD_CODE: &str = "bad code";
 
 /// The writer loop: take every job waiting, run them in one transaction, answer each.
 fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
@@ -415,6 +639,149 @@ impl Store {
         rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError)
     }
 
+    /// Writes durably and answers what the write returns (ids).
+    pub async fn write_returning(&self, op: Op) -> Result<Vec<String>, StoreError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
+        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError)
+    }
+
+    /// The player whose secret has this hash: (id, name, created).
+    pub fn player_by_key(&self, key_hash: &str) -> Result<Option<(String, String, u64)>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let r = c
+            .query_row("SELECT id, name, created FROM players WHERE key_hash=?1", [key_hash], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+            })
+            .optional()?;
+        Ok(r)
+    }
+
+    /// A player's public profile: name, creation time and ratings by group.
+    pub fn player(&self, id: &str) -> Result<Option<PlayerInfo>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let r: Option<(String, i64)> = c
+            .query_row("SELECT name, created FROM players WHERE id=?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((name, created)) = r else { return Ok(None) };
+        let mut st = c.prepare_cached("SELECT grp, rating, rd, vol, games FROM ratings WHERE player=?1")?;
+        let ratings = st
+            .query_map([id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    super::rating::Rating { rating: r.get(1)?, rd: r.get(2)?, vol: r.get(3)? },
+                    r.get::<_, i64>(4)? as u32,
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(Some(PlayerInfo { id: id.to_string(), name, created: created as u64, ratings }))
+    }
+
+    /// Players created from `addr` since `since` (Unix ms).
+    pub fn players_from(&self, addr: &str, since: u64) -> Result<u32, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        Ok(c.query_row(
+            "SELECT COUNT(*) FROM players WHERE creator_addr=?1 AND created>=?2",
+            params![addr, since as i64],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// A group's players by rating, best first: (id, name, rating, games); rated games since
+    /// `since` only.
+    pub fn leaderboard(
+        &self,
+        grp: &str,
+        since: u64,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<(String, String, super::rating::Rating, u32)>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let mut st = c.prepare_cached(
+            "SELECT p.id, p.name, r.rating, r.rd, r.vol, r.games FROM ratings r JOIN players p ON p.id = r.player
+             WHERE r.grp=?1 AND r.updated>=?2 ORDER BY r.rating DESC, p.id LIMIT ?3 OFFSET ?4",
+        )?;
+        let rows = st.query_map(params![grp, since as i64, limit, offset], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                super::rating::Rating { rating: r.get(2)?, rd: r.get(3)?, vol: r.get(4)? },
+                r.get::<_, i64>(5)? as u32,
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A player's finished games, newest first.
+    pub fn history(&self, player: &str, limit: u32, offset: u32) -> Result<Vec<serde_json::Value>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let mut st = c.prepare_cached(
+            "SELECT r.id, r.ruleset, r.south_player, r.north_player, r.south_name, r.north_name, r.winner,
+                    r.termination, r.rated, r.finished, ch.before_rating, ch.before_rd, ch.after_rating, ch.after_rd,
+                    (SELECT name FROM players WHERE id = CASE WHEN r.south_player=?1 THEN r.north_player ELSE r.south_player END)
+             FROM rooms r LEFT JOIN rating_changes ch ON ch.room = r.id AND ch.player = ?1
+             WHERE (r.south_player=?1 OR r.north_player=?1) AND r.finished IS NOT NULL
+             ORDER BY r.finished DESC LIMIT ?2 OFFSET ?3",
+        )?;
+        let rows = st.query_map(params![player, limit, offset], |r| {
+            let sp: Option<String> = r.get(2)?;
+            let np: Option<String> = r.get(3)?;
+            let south = sp.as_deref() == Some(player);
+            let winner: Option<String> = r.get(6)?;
+            let ruleset: String = r.get(1)?;
+            let group = ruleset.parse::<Ruleset>().map(super::rating::group_of).unwrap_or("other");
+            let before: Option<f64> = r.get(10)?;
+            let pair = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => serde_json::json!({"rating": round2(a), "rd": round2(b)}),
+                _ => serde_json::Value::Null,
+            };
+            let opp_name: Option<String> = r.get(14)?;
+            let fallback: String = if south { r.get(5)? } else { r.get(4)? };
+            Ok(serde_json::json!({
+                "room": r.get::<_, String>(0)?,
+                "ruleset": ruleset,
+                "group": group,
+                "side": if south { "south" } else { "north" },
+                "opponent": {"id": if south { np } else { sp }, "name": opp_name.unwrap_or(fallback)},
+                "result": match winner.as_deref() { Some("south") => "1-0", Some("north") => "0-1", _ => "1/2-1/2" },
+                "termination": r.get::<_, Option<String>>(7)?,
+                "rated": r.get::<_, bool>(8)?,
+                "before": pair(before, r.get(11)?),
+                "after": pair(r.get(12)?, r.get(13)?),
+                "finished": r.get::<_, i64>(9)?,
+            }))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The rating changes a room's end made: (player, group, side, before, after).
+    pub fn rating_changes(&self, room: &str) -> Result<Vec<RatingChange>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let mut st = c.prepare_cached(
+            "SELECT player, grp, side, before_rating, before_rd, after_rating, after_rd FROM rating_changes
+             WHERE room=?1",
+        )?;
+        let rows = st.query_map([room], |r| {
+            Ok(RatingChange {
+                player: r.get(0)?,
+                group: r.get(1)?,
+                side: r.get(2)?,
+                before: (r.get(3)?, r.get(4)?),
+                after: (r.get(5)?, r.get(6)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A room's players and flags: (players by side, rated, listed).
+    pub fn binding(&self, room: &str) -> Result<Option<Binding>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        Ok(c.query_row("SELECT south_player, north_player, rated, listed FROM rooms WHERE id=?1", [room], |r| {
+            Ok(([r.get(0)?, r.get(1)?], r.get(2)?, r.get(3)?))
+        })
+        .optional()?)
+    }
+
     /// Why a stored room was closed before its end (`unclaimed` or `abandoned`), if it was.
     pub fn closed(&self, id: &str) -> Result<Option<String>, StoreError> {
         let c = self.read.lock().expect("store lock");
@@ -486,6 +853,42 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// A room's players by side, rated, listed.
+pub type Binding = ([Option<String>; 2], bool, bool);
+
+/// A player as stored: id, name, creation time and ratings by group (with rated games).
+#[derive(Clone, Debug)]
+pub struct PlayerInfo {
+    /// Public id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Unix ms.
+    pub created: u64,
+    /// (group, rating, games).
+    pub ratings: Vec<(String, super::rating::Rating, u32)>,
+}
+
+/// What a rated game did to one player's rating.
+#[derive(Clone, Debug)]
+pub struct RatingChange {
+    /// Player id.
+    pub player: String,
+    /// Rating group.
+    pub group: String,
+    /// The player's side.
+    pub side: String,
+    /// (rating, rd) before.
+    pub before: (f64, f64),
+    /// (rating, rd) after.
+    pub after: (f64, f64),
+}
+
+/// Rounded to two decimals, as the API writes ratings.
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
 fn bad(id: &str, what: impl std::fmt::Display) -> StoreError {

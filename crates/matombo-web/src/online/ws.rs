@@ -16,13 +16,13 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use super::budget::{take_turn_budget, try_connect, Bucket};
-use super::handle::{find_room, now_ms, RoomHandle};
+use super::handle::{find_room, now_ms, Audience, RoomHandle};
 use super::http::{room_error, ApiError, ClientAddr};
 use super::lifecycle::{closed_message, end_game, finished, watch_clock};
 use super::protocol::{self, ClientMsg};
 use super::room::{RoomError, TurnCheck};
 use super::store::Op;
-use super::views::{clock_json, outcome_json, side_str, state_json};
+use super::views::{clock_json, links, outcome_json, side_str, state_json};
 use super::OnlineState;
 
 pub(super) async fn ws_upgrade(
@@ -33,8 +33,23 @@ pub(super) async fn ws_upgrade(
 ) -> Result<Response, ApiError> {
     // A plain request (no upgrade) keeps the WebSocket layer's status, in the error body.
     let ws = ws.map_err(|e| ApiError(e.status(), ErrorCode::Malformed, e.body_text()))?;
-    let h = find_room(&s, &id).await?;
+    let found = find_room(&s, &id).await;
     let guard = try_connect(&s, addr)?;
+    let h = match found {
+        Ok(h) => h,
+        // A browser cannot read the status of a refused upgrade: open the socket, say why
+        // and close it, so that the page can tell "no such game" from a lost connection.
+        Err(e) if matches!(e.1, ErrorCode::NotFound | ErrorCode::Closed) => {
+            let code = if e.1 == ErrorCode::NotFound { 4404 } else { 4410 };
+            return Ok(ws.on_upgrade(move |mut socket| async move {
+                let _ = socket.send(error_msg(e.1, &e.2, None)).await;
+                let frame = axum::extract::ws::CloseFrame { code, reason: e.1.as_str().into() };
+                let _ = socket.send(Message::Close(Some(frame))).await;
+                drop(guard);
+            }));
+        }
+        Err(e) => return Err(e),
+    };
     // Frames above this are refused by the WebSocket layer (close code 1009); between
     // MAX_MESSAGE and this, the protocol answers with a clear error.
     Ok(ws.max_message_size(64 * 1024).max_frame_size(64 * 1024).on_upgrade(move |socket| async move {
@@ -68,6 +83,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         _ => return,
     };
     let mut rx = h.tx.subscribe();
+    let mut events = h.events.subscribe();
     let seat = {
         let room = h.room.lock().await;
         let seat = token.as_deref().and_then(|t| room.seat_of(t));
@@ -76,14 +92,22 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                 .send(error_msg(ErrorCode::BadToken, "this seat token is not valid here: you can watch", None))
                 .await;
         }
-        let msg = state_json(&room, seat, now_ms(), false).to_string();
+        let msg = h.state(&room, seat, now_ms(), false).to_string();
         drop(room);
         if socket.send(Message::Text(msg.into())).await.is_err() {
             return;
         }
         seat
     };
+    // Who this connection is in chat: its side, or a spectator number.
+    let me = match seat {
+        Some(side) => side_str(side).to_string(),
+        None => format!("w{}", h.watchers.fetch_add(1, Ordering::Relaxed) + 1),
+    };
+    let mut chat =
+        Chat { me, name: String::new(), muted: Default::default(), bucket: Bucket::new(s.inner.limits.chat_per_sec) };
     let name = name.trim().to_string();
+    chat.name = name.clone();
     {
         let mut p = h.presence.lock().expect("presence lock");
         match seat {
@@ -134,7 +158,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                     Some(Ok(_)) => continue,
                 };
                 limited = 0;
-                let replies = handle_message(&s, &h, seat, addr, &text, &mut turns).await;
+                let replies = handle_message(&s, &h, seat, addr, &text, &mut turns, &mut chat).await;
                 let mut failed = false;
                 for m in replies {
                     if socket.send(m).await.is_err() {
@@ -155,6 +179,21 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                     break;
                 }
             }
+            e = events.recv() => match e {
+                Ok(t) => {
+                    let mine = match t.to {
+                        Audience::Players => seat.is_some(),
+                        Audience::Spectators | Audience::NotSeated => seat.is_none(),
+                        Audience::Side(x) => seat == Some(x),
+                    };
+                    let muted = t.from.as_ref().is_some_and(|f| chat.muted.contains(f));
+                    if mine && !muted && socket.send(Message::Text(t.text)).await.is_err() {
+                        break;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
             b = rx.recv() => match b {
                 Ok(text) => {
                     if socket.send(Message::Text(text)).await.is_err() {
@@ -164,7 +203,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Missed broadcasts: send the whole state instead.
                     let room = h.room.lock().await;
-                    let msg = state_json(&room, seat, now_ms(), false).to_string();
+                    let msg = h.state(&room, seat, now_ms(), false).to_string();
                     drop(room);
                     if socket.send(Message::Text(msg.into())).await.is_err() {
                         break;
@@ -189,6 +228,14 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     h.send(&h.presence_json());
 }
 
+/// A connection's chat: who it is, its name, whom it muted, its rate.
+pub(super) struct Chat {
+    me: String,
+    name: String,
+    muted: std::collections::HashSet<String>,
+    bucket: Bucket,
+}
+
 /// Handles one client message; returns the direct replies (broadcasts go to everyone).
 pub(super) async fn handle_message(
     s: &OnlineState,
@@ -197,6 +244,7 @@ pub(super) async fn handle_message(
     addr: Option<IpAddr>,
     text: &str,
     turns: &mut Bucket,
+    chat: &mut Chat,
 ) -> Vec<Message> {
     let msg = match protocol::parse(text.as_bytes()) {
         Ok(m) => m,
@@ -207,12 +255,72 @@ pub(super) async fn handle_message(
         ClientMsg::Hello { .. } => vec![error_msg(ErrorCode::AlreadyHello, "hello is sent once, first", None)],
         ClientMsg::Sync {} => {
             let room = h.room.lock().await;
-            vec![Message::Text(state_json(&room, seat, now_ms(), false).to_string().into())]
+            vec![Message::Text(h.state(&room, seat, now_ms(), false).to_string().into())]
         }
-        ClientMsg::Resign {} | ClientMsg::Turn { .. } if h.closed.load(Ordering::Acquire) => {
-            let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
-            vec![error_msg(ErrorCode::Closed, &closed_message(&s.inner.limits, reason), None)]
+        ClientMsg::Chat { text } => {
+            if !chat.bucket.take() {
+                return vec![error_msg(ErrorCode::RateLimited, "at most one chat line a second", None)];
+            }
+            // Plain text, relayed as a JSON string: never read as markup here.
+            let channel = if seat.is_some() { "players" } else { "spectators" };
+            let v = json!({
+                "type": "chat",
+                "channel": channel,
+                "from": chat.me,
+                "name": chat.name,
+                "text": text,
+                "at": now_ms(),
+            });
+            let to = if seat.is_some() { Audience::Players } else { Audience::Spectators };
+            h.target(to, Some(chat.me.clone()), &v);
+            Vec::new()
         }
+        ClientMsg::Mute { from } => {
+            if chat.muted.len() < 256 {
+                chat.muted.insert(from);
+            }
+            Vec::new()
+        }
+        ClientMsg::Unmute { from } => {
+            chat.muted.remove(&from);
+            Vec::new()
+        }
+        ClientMsg::Resign {} | ClientMsg::Turn { .. } | ClientMsg::Abort {} | ClientMsg::Rematch {}
+            if h.closed.load(Ordering::Acquire) =>
+        {
+            vec![error_msg(ErrorCode::Closed, "this game was closed", None)]
+        }
+        ClientMsg::Abort {} => {
+            let Some(side) = seat else {
+                return vec![error_msg(ErrorCode::NotAPlayer, "only a player can abort the game", None)];
+            };
+            let room = h.room.lock().await;
+            if room.game.is_over() {
+                return vec![error_msg(ErrorCode::GameOver, "the game is over", Some(room.ply()))];
+            }
+            if room.ply() > 0 {
+                return vec![error_msg(
+                    ErrorCode::CannotAbort,
+                    "a game is aborted only before its first turn; resign instead",
+                    Some(room.ply()),
+                )];
+            }
+            if let Err(e) = s.inner.store.write(Op::Abort { id: room.id.clone(), at: now_ms() }).await {
+                return vec![error_msg(ErrorCode::Storage, &e.to_string(), Some(0))];
+            }
+            h.closed.store(true, Ordering::Release);
+            drop(room);
+            h.send(&json!({
+                "type": "closed",
+                "reason": "aborted",
+                "by": side_str(side),
+                "message": closed_message(&s.inner.limits, "aborted"),
+            }));
+            finished(s, h);
+            h.clock_changed.notify_one();
+            Vec::new()
+        }
+        ClientMsg::Rematch {} => rematch(s, h, seat).await,
         ClientMsg::Resign {} => {
             let mut room = h.room.lock().await;
             let now = now_ms();
@@ -296,4 +404,74 @@ pub(super) async fn handle_message(
             }
         }
     }
+}
+
+/// A rematch offered, or accepted by the other side: the new room (colours swapped, same
+/// ruleset, clock, players, rated and listed) and each seat holder's new seat.
+async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Vec<Message> {
+    let Some(side) = seat else {
+        return vec![error_msg(ErrorCode::NotAPlayer, "only a player can offer a rematch", None)];
+    };
+    let room = h.room.lock().await;
+    if !room.game.is_over() {
+        return vec![error_msg(ErrorCode::NotOver, "a rematch is offered once the game is over", Some(room.ply()))];
+    }
+    let (ruleset, clock, names) = (
+        room.ruleset(),
+        room.clocks.as_ref().map(|c| c.control),
+        [room.seats[0].name.clone(), room.seats[1].name.clone()],
+    );
+    drop(room);
+    {
+        let mut r = h.rematch.lock().expect("rematch lock");
+        if let Some(id) = &r.1 {
+            return vec![error_msg(ErrorCode::GameOver, &format!("the rematch is already made: game {id}"), None)];
+        }
+        let offered = r.0;
+        match offered {
+            Some(by) if by != side => {}
+            _ => {
+                r.0 = Some(side);
+                drop(r);
+                h.send(&json!({"type": "rematch", "offered_by": side_str(side)}));
+                return Vec::new();
+            }
+        }
+        // Accepted: mark it made now, so two acceptances make one room.
+        r.1 = Some(String::new());
+    }
+    let meta = h.meta.lock().expect("meta lock").clone();
+    // Colours swapped: the new South is the old North.
+    let seat_of = |old: usize| (meta.players[old].as_ref().map(|p| p.0.clone()), names[old].clone(), None);
+    let made =
+        super::lobby::create_bound_room(s, ruleset, clock, meta.rated, meta.listed, [seat_of(1), seat_of(0)]).await;
+    let (id, tokens) = match made {
+        Ok(x) => x,
+        Err(e) => {
+            h.rematch.lock().expect("rematch lock").1 = None;
+            return vec![error_msg(e.1, &e.2, None)];
+        }
+    };
+    h.rematch.lock().expect("rematch lock").1 = Some(id.clone());
+    for old in [Side::South, Side::North] {
+        let new_side = old.opponent();
+        let token = &tokens[new_side.index()];
+        h.target(
+            Audience::Side(old),
+            None,
+            &json!({
+                "type": "rematch_ready",
+                "room": id,
+                "side": side_str(new_side),
+                "token": token,
+                "links": links(&id, Some(token), None),
+            }),
+        );
+    }
+    h.target(
+        Audience::NotSeated,
+        None,
+        &json!({"type": "rematch_ready", "room": id, "side": null, "token": null, "links": links(&id, None, None)}),
+    );
+    Vec::new()
 }

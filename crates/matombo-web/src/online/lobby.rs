@@ -1,0 +1,904 @@
+//! The lobby: player identities (a browser-made secret, kept hashed), open challenges,
+//! quick pairing and the games in progress, pushed live over one WebSocket
+//! (`/api/online/lobby/ws`; messages in docs/api.md).
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use matombo_api::ErrorCode;
+use matombo_core::{Ruleset, Side};
+use rand::{Rng, SeedableRng as _};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tokio::sync::{broadcast, mpsc};
+
+use super::budget::{try_connect, Bucket};
+use super::handle::{now_ms, random_secret, Meta, RoomHandle};
+use super::http::{ApiError, ClientAddr};
+use super::lifecycle::watch_clock;
+use super::protocol::{self, LobbyMsg, SideChoice};
+use super::rating::{group_of, Rating};
+use super::room::{Room, TimeControl};
+use super::store::{round2, Op, BAD_CODE};
+use super::views::{links, side_str};
+use super::ws::error_msg;
+use super::OnlineState;
+
+/// A player as the lobby shows him.
+#[derive(Clone, Debug)]
+pub(crate) struct PlayerRef {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) rating: Rating,
+}
+
+struct Challenge {
+    id: String,
+    ruleset: Ruleset,
+    side: SideChoice,
+    clock: Option<TimeControl>,
+    rated: bool,
+    open: bool,
+    created: u64,
+    by: PlayerRef,
+}
+
+struct Seek {
+    conn: u64,
+    player: PlayerRef,
+    ruleset: Ruleset,
+    clock: Option<TimeControl>,
+    rated: bool,
+    since: Instant,
+}
+
+#[derive(Default)]
+struct LobbyState {
+    challenges: Vec<Challenge>,
+    seeks: Vec<Seek>,
+    /// Connection → (its player, its own channel).
+    conns: HashMap<u64, (Option<String>, mpsc::UnboundedSender<Utf8Bytes>)>,
+    /// Listed games in progress by room id.
+    games: BTreeMap<String, Value>,
+}
+
+/// The lobby's shared state and its broadcast channel.
+pub(crate) struct Lobby {
+    state: Mutex<LobbyState>,
+    tx: broadcast::Sender<Utf8Bytes>,
+    next_conn: AtomicU64,
+}
+
+/// SHA-256 of a secret, in hex: all the server keeps of it.
+pub(crate) fn hash_secret(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn rating_json(r: &Rating, games: u32) -> Value {
+    json!({
+        "rating": round2(r.rating),
+        "rd": round2(r.rd),
+        "volatility": (r.vol * 100_000.0).round() / 100_000.0,
+        "games": games,
+        "provisional": r.provisional(),
+    })
+}
+
+/// A player's public view: id, name, created, ratings by group.
+pub(crate) fn player_json(p: &super::store::PlayerInfo) -> Value {
+    let ratings: serde_json::Map<String, Value> =
+        p.ratings.iter().map(|(g, r, n)| (g.clone(), rating_json(r, *n))).collect();
+    json!({"id": p.id, "name": p.name, "created": p.created, "ratings": ratings})
+}
+
+fn challenge_json(c: &Challenge) -> Value {
+    let r = c.ruleset;
+    json!({
+        "id": c.id,
+        "ruleset": r.to_string(),
+        "game": r.kind().name(),
+        "size": r.size(),
+        "heads": r.heads(),
+        "bonus": r.bonus(),
+        "side": c.side,
+        "clock": c.clock,
+        "rated": c.rated,
+        "open": c.open,
+        "created": c.created,
+        "group": group_of(r),
+        "by": {
+            "id": c.by.id,
+            "name": c.by.name,
+            "rating": round2(c.by.rating.rating),
+            "rd": round2(c.by.rating.rd),
+            "provisional": c.by.rating.provisional(),
+        },
+        "link": format!("/online/?challenge={}", c.id),
+    })
+}
+
+impl Lobby {
+    pub(crate) fn new() -> Lobby {
+        Lobby { state: Mutex::new(LobbyState::default()), tx: broadcast::channel(1024).0, next_conn: AtomicU64::new(1) }
+    }
+
+    fn send(&self, v: &Value) {
+        let _ = self.tx.send(Utf8Bytes::from(v.to_string()));
+    }
+
+    /// Sends `v` to every lobby connection of `player`.
+    fn tell(&self, st: &LobbyState, player: &str, v: &Value) {
+        let text = Utf8Bytes::from(v.to_string());
+        for (p, tx) in st.conns.values() {
+            if p.as_deref() == Some(player) {
+                let _ = tx.send(text.clone());
+            }
+        }
+    }
+
+    /// Lists a game in progress (a lobby game, at its start or reload).
+    pub(crate) fn list_game(&self, room: &Room, meta: &Meta, now: u64) {
+        let p = |i: usize| {
+            json!({
+                "id": meta.players[i].as_ref().map(|p| &p.0),
+                "name": room.seats[i].name,
+                "rating": meta.players[i].as_ref().and_then(|p| p.1).map(round2),
+            })
+        };
+        let g = json!({
+            "id": room.id,
+            "ruleset": room.ruleset().to_string(),
+            "group": group_of(room.ruleset()),
+            "clock": room.clocks.as_ref().map(|c| c.control),
+            "rated": meta.rated,
+            "south": p(0),
+            "north": p(1),
+            "started": now,
+        });
+        self.state.lock().expect("lobby lock").games.insert(room.id.clone(), g.clone());
+        self.send(&json!({"type": "game_added", "game": g}));
+    }
+
+    /// A listed game is over (or closed).
+    pub(crate) fn unlist_game(&self, id: &str) {
+        if self.state.lock().expect("lobby lock").games.remove(id).is_some() {
+            self.send(&json!({"type": "game_removed", "id": id}));
+        }
+    }
+
+    /// Tells a player's lobby connections his new profile.
+    pub(crate) fn tell_player(&self, player: &str, v: &Value) {
+        let st = self.state.lock().expect("lobby lock");
+        self.tell(&st, player, v);
+    }
+}
+
+// ---------------------------------------------------------------- rooms from the lobby
+
+/// Creates a room with both seats taken by `players` (by side): stored, live, watched,
+/// listed if asked. Answers the id and the seat tokens by side.
+pub(crate) async fn create_bound_room(
+    s: &OnlineState,
+    ruleset: Ruleset,
+    clock: Option<TimeControl>,
+    rated: bool,
+    listed: bool,
+    players: [(Option<String>, String, Option<f64>); 2],
+) -> Result<(String, [String; 2]), ApiError> {
+    if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= s.inner.limits.max_rooms {
+        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+        return Err(ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::TooManyRooms, "the server is full".into()));
+    }
+    let id = random_secret(10);
+    let tokens = [random_secret(32), random_secret(32)];
+    let invite = random_secret(24);
+    let now = now_ms();
+    let mut room = Room::new(id.clone(), ruleset, Side::South, tokens.clone(), invite.clone(), clock, now);
+    room.seats[0].name = players[0].1.clone();
+    room.commit_claim(Side::North, &players[1].1, now);
+    let rated = rated && players.iter().all(|p| p.0.is_some()) && players[0].0 != players[1].0;
+    let op = Op::Many(vec![
+        Op::Create {
+            id: id.clone(),
+            ruleset: ruleset.to_string(),
+            start: room.game.start().to_string(),
+            tokens: tokens.clone(),
+            invite,
+            creator: Side::South,
+            name: players[0].1.clone(),
+            control: clock,
+            created: now,
+            creator_addr: None,
+        },
+        Op::Claim { id: id.clone(), side: Side::North, name: players[1].1.clone(), at: now },
+        Op::Bind { id: id.clone(), players: [players[0].0.clone(), players[1].0.clone()], rated, listed },
+    ]);
+    if let Err(e) = s.inner.store.write(op).await {
+        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+        return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()));
+    }
+    let meta = Meta {
+        players: [players[0].0.clone().map(|p| (p, players[0].2)), players[1].0.clone().map(|p| (p, players[1].2))],
+        rated,
+        listed,
+    };
+    if listed {
+        s.inner.lobby.list_game(&room, &meta, now);
+    }
+    let h = RoomHandle::new(room, None, &s.inner.limits);
+    *h.meta.lock().expect("meta lock") = meta;
+    s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), h.clone());
+    watch_clock(s.clone(), h);
+    tracing::info!(room = %id, %ruleset, rated, "game created from the lobby");
+    Ok((id, tokens))
+}
+
+fn random_side() -> Side {
+    if rand::rngs::StdRng::from_os_rng().random_bool(0.5) {
+        Side::South
+    } else {
+        Side::North
+    }
+}
+
+/// What a game between two players is: ruleset, clock, rated, listed, and the challenge
+/// it comes from.
+struct Terms {
+    ruleset: Ruleset,
+    clock: Option<TimeControl>,
+    rated: bool,
+    listed: bool,
+    challenge: Option<String>,
+}
+
+/// Starts the game between two players (`a` on side `a_side`) and tells both.
+async fn start_match(s: &OnlineState, a: PlayerRef, a_side: Side, b: PlayerRef, t: Terms) -> Result<(), ApiError> {
+    let (south, north) = if a_side == Side::South { (&a, &b) } else { (&b, &a) };
+    let seat = |p: &PlayerRef| (Some(p.id.clone()), p.name.clone(), Some(p.rating.rating));
+    let (id, tokens) = create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)]).await?;
+    let challenge = t.challenge;
+    let st = s.inner.lobby.state.lock().expect("lobby lock");
+    for (side, p) in [(Side::South, south), (Side::North, north)] {
+        let token = &tokens[side.index()];
+        s.inner.lobby.tell(
+            &st,
+            &p.id,
+            &json!({
+                "type": "matched",
+                "room": id,
+                "side": side_str(side),
+                "token": token,
+                "links": links(&id, Some(token), None),
+                "challenge": challenge,
+            }),
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- quick pairing
+
+/// The rating window of a seek waiting `waited`: 100 + 25 a second.
+fn window(waited: Duration) -> f64 {
+    100.0 + 25.0 * waited.as_secs_f64()
+}
+
+/// Pairs waiting players: the first two compatible seeks whose ratings are within the
+/// older one's window. Answers the pairs removed from the queue.
+fn find_pairs(seeks: &mut Vec<Seek>, now: Instant) -> Vec<(Seek, Seek)> {
+    let mut out = Vec::new();
+    'again: loop {
+        for i in 0..seeks.len() {
+            for j in i + 1..seeks.len() {
+                let (x, y) = (&seeks[i], &seeks[j]);
+                let older = if x.since <= y.since { x } else { y };
+                if x.player.id != y.player.id
+                    && x.ruleset == y.ruleset
+                    && x.clock == y.clock
+                    && x.rated == y.rated
+                    && (x.player.rating.rating - y.player.rating.rating).abs()
+                        <= window(now.duration_since(older.since))
+                {
+                    let b = seeks.remove(j);
+                    let a = seeks.remove(i);
+                    out.push((a, b));
+                    continue 'again;
+                }
+            }
+        }
+        return out;
+    }
+}
+
+async fn pair_now(s: &OnlineState) {
+    let pairs = {
+        let mut st = s.inner.lobby.state.lock().expect("lobby lock");
+        find_pairs(&mut st.seeks, Instant::now())
+    };
+    for (a, b) in pairs {
+        {
+            let st = s.inner.lobby.state.lock().expect("lobby lock");
+            for p in [&a.player.id, &b.player.id] {
+                s.inner.lobby.tell(&st, p, &json!({"type": "seeking", "seek": null}));
+            }
+        }
+        let side = random_side();
+        let terms = Terms { ruleset: a.ruleset, clock: a.clock, rated: a.rated, listed: true, challenge: None };
+        if let Err(e) = start_match(s, a.player, side, b.player, terms).await {
+            tracing::warn!(error = %e.2, "pairing failed");
+        }
+    }
+}
+
+/// Pairs seeks as their windows widen, once a second, for as long as the state lives.
+pub(super) fn pairing_loop(s: &OnlineState) {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return;
+    }
+    let weak = Arc::downgrade(&s.inner);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            let Some(inner) = weak.upgrade() else { break };
+            let s = OnlineState { inner };
+            if !s.inner.lobby.state.lock().expect("lobby lock").seeks.is_empty() {
+                pair_now(&s).await;
+            }
+        }
+    });
+}
+
+// ---------------------------------------------------------------- the WebSocket
+
+pub(super) async fn lobby_upgrade(
+    State(s): State<OnlineState>,
+    ClientAddr(addr): ClientAddr,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let ws = ws.map_err(|e| ApiError(e.status(), ErrorCode::Malformed, e.body_text()))?;
+    let guard = try_connect(&s, addr)?;
+    Ok(ws.max_message_size(64 * 1024).max_frame_size(64 * 1024).on_upgrade(move |socket| async move {
+        connection(s, socket, addr).await;
+        drop(guard);
+    }))
+}
+
+fn text(v: Value) -> Message {
+    Message::Text(v.to_string().into())
+}
+
+fn api_err(e: ApiError) -> Message {
+    error_msg(e.1, &e.2, None)
+}
+
+/// Blocking store work off the async threads.
+async fn blocking<T: Send + 'static>(
+    s: &OnlineState,
+    f: impl FnOnce(&super::store::Store) -> Result<T, super::store::StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let store = s.inner.store.clone();
+    tokio::task::spawn_blocking(move || f(&store))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))
+}
+
+fn default_name(id: &str) -> String {
+    format!("Player {}", &id[..4])
+}
+
+/// Finds or creates the player of `secret` (moving an identity here with `transfer`).
+async fn identify(
+    s: &OnlineState,
+    addr: Option<IpAddr>,
+    secret: &str,
+    name: Option<String>,
+    transfer: Option<String>,
+) -> Result<super::store::PlayerInfo, ApiError> {
+    let key = hash_secret(secret);
+    let found = {
+        let k = key.clone();
+        blocking(s, move |st| st.player_by_key(&k)).await?
+    };
+    let id = if let Some(code) = transfer {
+        if found.is_some() {
+            return Err(ApiError(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidField,
+                "a transfer needs a fresh player secret".into(),
+            ));
+        }
+        if let Some(a) = addr {
+            let mut per = s.inner.per_addr.lock().expect("addr lock");
+            let limits = &s.inner.limits;
+            let b = per.entry(a).or_default().codes.get_or_insert_with(|| {
+                Bucket::with_burst(limits.transfer_tries_per_min / 60.0, limits.transfer_tries_per_min)
+            });
+            if !b.take() {
+                return Err(ApiError(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    format!("at most {} transfer codes a minute", limits.transfer_tries_per_min),
+                ));
+            }
+        }
+        let op = Op::UseTransfer { code_hash: hash_secret(&code.to_ascii_uppercase()), key_hash: key, now: now_ms() };
+        match s.inner.store.write_returning(op).await {
+            Ok(ids) if !ids.is_empty() => {
+                tracing::info!(player = %ids[0], "identity moved to another device");
+                ids[0].clone()
+            }
+            Err(e) if e.0 == BAD_CODE => {
+                return Err(ApiError(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::BadCode,
+                    "this transfer code is wrong, used or expired".into(),
+                ))
+            }
+            Ok(_) => return Err(ApiError(StatusCode::FORBIDDEN, ErrorCode::BadCode, "no such transfer code".into())),
+            Err(e) => return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string())),
+        }
+    } else if let Some((id, _, _)) = found {
+        id
+    } else {
+        let now = now_ms();
+        if let Some(a) = addr {
+            let a = a.to_string();
+            let n = blocking(s, move |st| st.players_from(&a, now.saturating_sub(3_600_000))).await?;
+            if n >= s.inner.limits.players_per_addr_hour {
+                return Err(ApiError(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    format!("at most {} new players an hour from one address", s.inner.limits.players_per_addr_hour),
+                ));
+            }
+        }
+        let id = random_secret(12);
+        let name = name.as_deref().map(str::trim).map(str::to_string).unwrap_or_else(|| default_name(&id));
+        let op =
+            Op::CreatePlayer { id: id.clone(), key_hash: key, name, created: now, addr: addr.map(|a| a.to_string()) };
+        s.inner
+            .store
+            .write(op)
+            .await
+            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+        tracing::info!(player = %id, "new player");
+        return load_player(s, &id).await;
+    };
+    if let Some(n) = name {
+        rename(s, &id, &n).await?;
+    }
+    load_player(s, &id).await
+}
+
+async fn rename(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
+    s.inner
+        .store
+        .write(Op::RenamePlayer { id: id.to_string(), name: name.trim().to_string() })
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))
+}
+
+async fn load_player(s: &OnlineState, id: &str) -> Result<super::store::PlayerInfo, ApiError> {
+    let key = id.to_string();
+    blocking(s, move |st| st.player(&key))
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such player".into()))
+}
+
+/// The player's rating in `ruleset`'s group (the start rating if none).
+fn rating_in(p: &super::store::PlayerInfo, ruleset: Ruleset) -> Rating {
+    let g = group_of(ruleset);
+    p.ratings.iter().find(|(name, _, _)| name == g).map_or_else(Rating::default, |(_, r, _)| *r)
+}
+
+fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> Value {
+    let st = s.inner.lobby.state.lock().expect("lobby lock");
+    let challenges: Vec<Value> =
+        st.challenges.iter().filter(|c| c.open || me.is_some_and(|m| m.id == c.by.id)).map(challenge_json).collect();
+    let games: Vec<&Value> = st.games.values().collect();
+    json!({
+        "type": "welcome",
+        "you": me.map(player_json),
+        "challenges": challenges,
+        "games": games,
+        "seeking": null,
+    })
+}
+
+fn parse_ruleset(r: &str) -> Result<Ruleset, ApiError> {
+    r.parse().map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::BadRuleset, format!("{e}")))
+}
+
+fn no_identity() -> ApiError {
+    ApiError(StatusCode::FORBIDDEN, ErrorCode::NoIdentity, "send hello with your player secret first".into())
+}
+
+/// One lobby connection: hello, then messages, broadcasts and its own messages.
+async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>) {
+    let first = tokio::time::timeout(Duration::from_secs(10), socket.recv()).await;
+    let hello = match first {
+        Ok(Some(Ok(Message::Text(t)))) => protocol::parse_lobby(t.as_bytes()),
+        _ => return,
+    };
+    let mut me = match hello {
+        Ok(LobbyMsg::Hello { player: Some(secret), name, transfer }) => {
+            match identify(&s, addr, &secret, name, transfer).await {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    let _ = socket.send(api_err(e)).await;
+                    return;
+                }
+            }
+        }
+        Ok(LobbyMsg::Hello { player: None, .. }) => None,
+        Ok(_) => {
+            let _ = socket.send(error_msg(ErrorCode::HelloFirst, "the first message must be a hello", None)).await;
+            return;
+        }
+        Err(e) => {
+            let _ = socket.send(error_msg(e.code(), &e.to_string(), None)).await;
+            return;
+        }
+    };
+    let conn = s.inner.lobby.next_conn.fetch_add(1, Ordering::Relaxed);
+    let (own_tx, mut own_rx) = mpsc::unbounded_channel::<Utf8Bytes>();
+    let mut rx = s.inner.lobby.tx.subscribe();
+    s.inner.lobby.state.lock().expect("lobby lock").conns.insert(conn, (me.as_ref().map(|p| p.id.clone()), own_tx));
+    if socket.send(text(welcome(&s, me.as_ref()))).await.is_ok() {
+        let limits = &s.inner.limits;
+        let mut messages = Bucket::new(limits.messages_per_sec);
+        let mut actions = Bucket::with_burst(limits.lobby_actions_per_sec, 1.0);
+        let idle = limits.ws_idle;
+        let mut ping = tokio::time::interval(idle / 3);
+        ping.tick().await;
+        let mut last_heard = Instant::now();
+        let mut limited = 0u32;
+        loop {
+            tokio::select! {
+                incoming = socket.recv() => {
+                    last_heard = Instant::now();
+                    let within = messages.take();
+                    if !within {
+                        limited += 1;
+                        if limited > 4 * limits.messages_per_sec as u32 {
+                            break;
+                        }
+                    }
+                    let t = match incoming {
+                        Some(Ok(Message::Text(t))) if within => t,
+                        Some(Ok(Message::Binary(_))) if within => {
+                            if socket.send(error_msg(ErrorCode::Malformed, "send JSON text messages", None)).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                        Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                            if limited == 1
+                                && socket.send(error_msg(ErrorCode::RateLimited, "too many messages; slow down", None)).await.is_err()
+                            {
+                                break;
+                            }
+                            continue;
+                        }
+                        Some(Ok(_)) => continue,
+                    };
+                    limited = 0;
+                    let replies = handle(&s, conn, &mut me, &t, &mut actions).await;
+                    let mut failed = false;
+                    for m in replies {
+                        if socket.send(m).await.is_err() {
+                            failed = true;
+                            break;
+                        }
+                    }
+                    if failed {
+                        break;
+                    }
+                }
+                _ = ping.tick() => {
+                    if last_heard.elapsed() >= idle || socket.send(Message::Ping(Default::default())).await.is_err() {
+                        break;
+                    }
+                }
+                own = own_rx.recv() => match own {
+                    Some(t) => {
+                        if socket.send(Message::Text(t)).await.is_err() {
+                            break;
+                        }
+                    }
+                    None => break,
+                },
+                b = rx.recv() => match b {
+                    Ok(t) => {
+                        if socket.send(Message::Text(t)).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        if socket.send(text(welcome(&s, me.as_ref()))).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
+            }
+        }
+    }
+    leave(&s, conn);
+}
+
+/// A connection closed: its seek ends, and its player's challenges go with his last
+/// connection.
+fn leave(s: &OnlineState, conn: u64) {
+    let lobby = &s.inner.lobby;
+    let mut st = lobby.state.lock().expect("lobby lock");
+    let player = st.conns.remove(&conn).and_then(|(p, _)| p);
+    st.seeks.retain(|k| k.conn != conn);
+    let Some(player) = player else { return };
+    if st.conns.values().any(|(p, _)| p.as_deref() == Some(player.as_str())) {
+        return;
+    }
+    let mut gone = Vec::new();
+    st.challenges.retain(|c| {
+        let keep = c.by.id != player;
+        if !keep {
+            gone.push((c.id.clone(), c.open));
+        }
+        keep
+    });
+    drop(st);
+    // A link-only challenge was never listed: nobody else is told of it.
+    for (id, _) in gone.into_iter().filter(|(_, open)| *open) {
+        lobby.send(&json!({"type": "challenge_removed", "id": id, "reason": "left"}));
+    }
+}
+
+/// Handles one lobby message; answers the direct replies. A refused message changes nothing.
+async fn handle(
+    s: &OnlineState,
+    conn: u64,
+    me: &mut Option<super::store::PlayerInfo>,
+    t: &str,
+    actions: &mut Bucket,
+) -> Vec<Message> {
+    let msg = match protocol::parse_lobby(t.as_bytes()) {
+        Ok(m) => m,
+        Err(e) => return vec![error_msg(e.code(), &e.to_string(), None)],
+    };
+    match handle_msg(s, conn, me, msg, actions).await {
+        Ok(v) => v.into_iter().map(text).collect(),
+        Err(e) => vec![api_err(e)],
+    }
+}
+
+async fn handle_msg(
+    s: &OnlineState,
+    conn: u64,
+    me: &mut Option<super::store::PlayerInfo>,
+    msg: LobbyMsg,
+    actions: &mut Bucket,
+) -> Result<Vec<Value>, ApiError> {
+    let lobby = &s.inner.lobby;
+    let limits = &s.inner.limits;
+    let rate_limited = || {
+        ApiError(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            format!("at most {} challenges or seeks a second", limits.lobby_actions_per_sec),
+        )
+    };
+    match msg {
+        LobbyMsg::Ping {} => Ok(vec![json!({"type": "pong"})]),
+        LobbyMsg::Hello { .. } => {
+            Err(ApiError(StatusCode::BAD_REQUEST, ErrorCode::AlreadyHello, "hello is sent once, first".into()))
+        }
+        LobbyMsg::Name { name } => {
+            let p = me.as_ref().ok_or_else(no_identity)?;
+            rename(s, &p.id, &name).await?;
+            let fresh = load_player(s, &p.id).await?;
+            let v = json!({"type": "you", "player": player_json(&fresh)});
+            *me = Some(fresh);
+            Ok(vec![v])
+        }
+        LobbyMsg::TransferCode {} => {
+            let p = me.as_ref().ok_or_else(no_identity)?;
+            if !actions.take() {
+                return Err(rate_limited());
+            }
+            const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+            let mut rng = rand::rngs::StdRng::from_os_rng();
+            let code: String = (0..8).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect();
+            let expires = now_ms() + 10 * 60 * 1000;
+            s.inner
+                .store
+                .write(Op::TransferCode { code_hash: hash_secret(&code), player: p.id.clone(), expires })
+                .await
+                .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+            Ok(vec![json!({"type": "transfer_code", "code": code, "expires": expires})])
+        }
+        LobbyMsg::Challenge { ruleset, side, clock, rated, open } => {
+            let p = me.as_ref().ok_or_else(no_identity)?;
+            let ruleset = parse_ruleset(&ruleset)?;
+            // A fresh view of the player's rating (it may have changed since the hello).
+            let fresh = load_player(s, &p.id).await?;
+            let by = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
+            let mut st = lobby.state.lock().expect("lobby lock");
+            if st.challenges.iter().filter(|c| c.by.id == by.id).count() >= limits.challenges_per_player {
+                return Err(ApiError(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::TooManyChallenges,
+                    format!("at most {} open challenges per player", limits.challenges_per_player),
+                ));
+            }
+            if st.challenges.len() >= limits.max_challenges {
+                return Err(ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Busy, "the lobby is full".into()));
+            }
+            if !actions.take() {
+                return Err(rate_limited());
+            }
+            let c = Challenge {
+                id: random_secret(10),
+                ruleset,
+                side: side.unwrap_or(SideChoice::Random),
+                clock,
+                rated,
+                open,
+                created: now_ms(),
+                by,
+            };
+            let v = json!({"type": "challenge_added", "challenge": challenge_json(&c)});
+            if c.open {
+                lobby.send(&v);
+            } else {
+                // Link-only: its creator alone hears of it.
+                lobby.tell(&st, &c.by.id, &v);
+            }
+            st.challenges.push(c);
+            let _ = conn;
+            Ok(Vec::new())
+        }
+        LobbyMsg::Cancel { id } => {
+            let p = me.as_ref().ok_or_else(no_identity)?;
+            let mut st = lobby.state.lock().expect("lobby lock");
+            let i = st.challenges.iter().position(|c| c.id == id && c.by.id == p.id).ok_or_else(|| {
+                ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge of yours".into())
+            })?;
+            let c = st.challenges.remove(i);
+            drop(st);
+            let v = json!({"type": "challenge_removed", "id": c.id, "reason": "cancelled"});
+            if c.open {
+                lobby.send(&v);
+            } else {
+                lobby.tell_player(&p.id, &v);
+            }
+            Ok(Vec::new())
+        }
+        LobbyMsg::Accept { id } => {
+            let p = me.as_ref().ok_or_else(no_identity)?;
+            let c = {
+                let mut st = lobby.state.lock().expect("lobby lock");
+                let i =
+                    st.challenges.iter().position(|c| c.id == id).ok_or_else(|| {
+                        ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge".into())
+                    })?;
+                if st.challenges[i].by.id == p.id {
+                    return Err(ApiError(
+                        StatusCode::BAD_REQUEST,
+                        ErrorCode::OwnChallenge,
+                        "you cannot accept your own challenge".into(),
+                    ));
+                }
+                st.challenges.remove(i)
+            };
+            let v = json!({"type": "challenge_removed", "id": c.id, "reason": "accepted"});
+            if c.open {
+                lobby.send(&v);
+            } else {
+                lobby.tell_player(&c.by.id, &v);
+            }
+            let fresh = load_player(s, &p.id).await?;
+            let b = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, c.ruleset) };
+            let side = match c.side {
+                SideChoice::South => Side::South,
+                SideChoice::North => Side::North,
+                SideChoice::Random => random_side(),
+            };
+            let terms =
+                Terms { ruleset: c.ruleset, clock: c.clock, rated: c.rated, listed: c.open, challenge: Some(c.id) };
+            start_match(s, c.by, side, b, terms).await?;
+            Ok(Vec::new())
+        }
+        LobbyMsg::Seek { ruleset, clock, rated } => {
+            let p = me.as_ref().ok_or_else(no_identity)?;
+            let ruleset = parse_ruleset(&ruleset)?;
+            let fresh = load_player(s, &p.id).await?;
+            let player =
+                PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
+            {
+                let mut st = lobby.state.lock().expect("lobby lock");
+                if st.seeks.iter().any(|k| k.player.id == player.id) {
+                    return Err(ApiError(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        ErrorCode::TooManyChallenges,
+                        "one quick pairing at a time per player".into(),
+                    ));
+                }
+                if !actions.take() {
+                    return Err(rate_limited());
+                }
+                let since_ms = now_ms();
+                lobby.tell(
+                    &st,
+                    &player.id,
+                    &json!({"type": "seeking", "seek": {"ruleset": ruleset.to_string(), "clock": clock, "rated": rated, "since": since_ms}}),
+                );
+                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now() });
+            }
+            pair_now(s).await;
+            Ok(Vec::new())
+        }
+        LobbyMsg::Unseek {} => {
+            let mut st = lobby.state.lock().expect("lobby lock");
+            let before = st.seeks.len();
+            st.seeks.retain(|k| k.conn != conn);
+            let _ = before;
+            Ok(vec![json!({"type": "seeking", "seek": null})])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seek(id: &str, rating: f64, ago: u64, ruleset: &str) -> Seek {
+        Seek {
+            conn: 0,
+            player: PlayerRef { id: id.into(), name: id.into(), rating: Rating { rating, rd: 100.0, vol: 0.06 } },
+            ruleset: ruleset.parse().unwrap(),
+            clock: None,
+            rated: true,
+            since: Instant::now() - Duration::from_secs(ago),
+        }
+    }
+
+    #[test]
+    fn pairing_window_widens_with_waiting() {
+        let now = Instant::now();
+        let mut q = vec![seek("a", 1500.0, 0, "tsoro:8"), seek("b", 1800.0, 0, "tsoro:8")];
+        assert!(find_pairs(&mut q, now).is_empty(), "300 apart, nobody has waited");
+        let mut q = vec![seek("a", 1500.0, 10, "tsoro:8"), seek("b", 1800.0, 0, "tsoro:8")];
+        assert_eq!(find_pairs(&mut q, now).len(), 1, "after 10 s the window is 350");
+        let mut q = vec![seek("a", 1500.0, 100, "tsoro:8"), seek("b", 1500.0, 0, "tsoro:9")];
+        assert!(find_pairs(&mut q, now).is_empty(), "another ruleset");
+        let mut q = vec![seek("a", 1500.0, 100, "tsoro:8"), seek("a", 1500.0, 0, "tsoro:8")];
+        assert!(find_pairs(&mut q, now).is_empty(), "the same player");
+        let mut q = vec![
+            seek("a", 1500.0, 0, "tsoro:8"),
+            seek("b", 2000.0, 0, "tsoro:8"),
+            seek("c", 1550.0, 0, "tsoro:8"),
+            seek("d", 1990.0, 0, "tsoro:8"),
+        ];
+        let pairs = find_pairs(&mut q, now);
+        let ids: Vec<(String, String)> =
+            pairs.iter().map(|(x, y)| (x.player.id.clone(), y.player.id.clone())).collect();
+        assert_eq!(ids, [("a".to_string(), "c".to_string()), ("b".to_string(), "d".to_string())]);
+    }
+
+    #[test]
+    fn secrets_are_kept_hashed() {
+        let h = hash_secret("abc");
+        assert_eq!(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}
