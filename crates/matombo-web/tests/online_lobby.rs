@@ -393,6 +393,11 @@ async fn lobby_limits_hold_and_refusals_change_nothing() {
     send(&mut b, json!({"type": "challenge", "ruleset": "nsolo:8", "open": false})).await;
     let mine = recv_type(&mut b, "challenge_added").await;
     assert!(mine["challenge"]["link"].as_str().unwrap().starts_with("/online/?challenge="));
+    // Its link's page can read it, though no list has it.
+    let (st, one) = get(addr, &format!("/api/online/challenges/{}", mine["challenge"]["id"].as_str().unwrap())).await;
+    assert_eq!(st, 200);
+    assert_eq!((one["ruleset"].as_str(), one["open"].as_bool()), (Some("nsolo:8"), Some(false)));
+    assert_eq!(get(addr, "/api/online/challenges/nosuch").await.0, 404);
     let (_, w) = lobby(addr, json!({"type": "hello"})).await;
     assert_eq!(w["challenges"].as_array().unwrap().len(), 3);
 }

@@ -12,7 +12,7 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use matombo_api::ErrorCode;
 use matombo_core::{Ruleset, Side};
 use rand::{Rng, SeedableRng as _};
@@ -359,6 +359,19 @@ pub(super) fn pairing_loop(s: &OnlineState) {
 
 // ---------------------------------------------------------------- the WebSocket
 
+/// `GET /api/online/challenges/{id}`: one open or link-only challenge, for the page a
+/// challenge's link opens (a link-only challenge is in no list).
+pub(super) async fn get_challenge(
+    State(s): State<OnlineState>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Result<Response, ApiError> {
+    let st = s.inner.lobby.state.lock().expect("lobby lock");
+    let c = st.challenges.iter().find(|c| c.id == id).ok_or_else(|| {
+        ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge: taken, withdrawn or never made".into())
+    })?;
+    Ok(axum::Json(challenge_json(c)).into_response())
+}
+
 pub(super) async fn lobby_upgrade(
     State(s): State<OnlineState>,
     ClientAddr(addr): ClientAddr,
@@ -557,7 +570,7 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
     if socket.send(text(welcome(&s, me.as_ref()))).await.is_ok() {
         let limits = &s.inner.limits;
         let mut messages = Bucket::new(limits.messages_per_sec);
-        let mut actions = Bucket::with_burst(limits.lobby_actions_per_sec, 1.0);
+        let mut actions = Bucket::with_burst(limits.lobby_actions_per_sec, limits.lobby_actions_per_sec.max(1.0));
         let idle = limits.ws_idle;
         let mut ping = tokio::time::interval(idle / 3);
         ping.tick().await;

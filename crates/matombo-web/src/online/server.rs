@@ -10,6 +10,7 @@
 //! - `GET /api/online/rooms/{id}/ws` → WebSocket (see [`super::protocol`]).
 //! - `GET /api/online/archive?limit=&offset=` → finished games, newest first.
 //! - `GET /api/online/lobby/ws` → the lobby's WebSocket (challenges, pairing, identities).
+//! - `GET /api/online/challenges/{id}` → one challenge (for its link's page).
 //! - `GET /api/online/groups`, `/api/online/leaderboard/{group}`, `/api/online/players/{id}`.
 //! - `POST /api/online/decisions` `{"position":"…","decisions":["sow B2",…]}` → the next
 //!   legal decisions, the token when complete, and the sowing events for animation.
@@ -22,7 +23,7 @@ use super::http::{
     archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, page_archive, page_game,
     page_lobby, player,
 };
-use super::lobby::lobby_upgrade;
+use super::lobby::{get_challenge, lobby_upgrade};
 use super::ws::ws_upgrade;
 use super::OnlineState;
 use crate::api::{get_only, post_only};
@@ -43,6 +44,7 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/api/online/decisions", post_only(decisions))
         .route("/api/online/lobby/ws", get_only(lobby_upgrade))
         .route("/api/online/groups", get_only(groups))
+        .route("/api/online/challenges/{id}", get_only(get_challenge))
         .route("/api/online/leaderboard/{group}", get_only(leaderboard))
         .route("/api/online/players/{id}", get_only(player))
         .layer(DefaultBodyLimit::max(16 * 1024))
