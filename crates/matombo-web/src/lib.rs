@@ -67,9 +67,7 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
 pub fn app(online: online::OnlineState) -> Router {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let routes = site_routes(api::AiPool::new(threads), api::CpuBudget::new(threads));
-    // The online pages are drawn from the site's templates (header, language switch);
-    // the layer answers their addresses before the online router's own page routes.
-    let routes = routes.merge(online::routes(online)).layer(axum::middleware::from_fn(pages::online_pages));
+    let routes = routes.merge(online::routes(online));
     headers::harden(routes)
 }
 

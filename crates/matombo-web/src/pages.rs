@@ -778,14 +778,10 @@ fn online_css(t: Target) -> String {
 }
 
 /// Serves the online pages (lobby, game room, archive, leaderboard, player) from the
-/// site's templates, in the visitor's language, ahead of whatever else would answer
-/// their address: applied to the whole site by [`crate::app`].
-pub async fn online_pages(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD {
-        return next.run(req).await;
-    }
+/// site's templates, in the visitor's language; routed by the online router.
+pub async fn online_page(req: axum::extract::Request) -> Response {
     let path = req.uri().path().to_string();
-    let Some(rest) = path.strip_prefix("/online") else { return next.run(req).await };
+    let rest = path.strip_prefix("/online").unwrap_or_default();
     let q = Query::<PageQuery>::try_from_uri(req.uri()).map(|Query(q)| q).unwrap_or_default();
     let (lang, set) = language(&q, req.headers());
     let html = match rest {
@@ -798,8 +794,7 @@ pub async fn online_pages(req: axum::extract::Request, next: axum::middleware::N
                 online_game_html(lang, id)
             }
             // A malformed room address: the room page says there is no such game.
-            Some(_) => online_game_html(lang, ""),
-            None => return next.run(req).await,
+            _ => online_game_html(lang, ""),
         },
     };
     respond(lang, set, html)

@@ -443,28 +443,6 @@ pub(super) async fn player(
     Ok(Json(v).into_response())
 }
 
-// ---------------------------------------------------------------- pages
-
-/// The pages of online play; their scripts and styles are under `/static/online/`.
-pub(super) fn asset(path: &str) -> Response {
-    match crate::assets::Assets::get(&format!("online/{path}")) {
-        Some(f) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], f.data.into_owned()).into_response(),
-        None => ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no file {path:?}")).into_response(),
-    }
-}
-
-pub(super) async fn page_lobby() -> Response {
-    asset("lobby.html")
-}
-
-pub(super) async fn page_game() -> Response {
-    asset("game.html")
-}
-
-pub(super) async fn page_archive() -> Response {
-    asset("archive.html")
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

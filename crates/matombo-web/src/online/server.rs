@@ -20,21 +20,24 @@ use axum::routing::get;
 use axum::Router;
 
 use super::http::{
-    archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, page_archive, page_game,
-    page_lobby, player,
+    archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, player,
 };
 use super::lobby::{get_challenge, lobby_upgrade};
 use super::ws::ws_upgrade;
 use super::OnlineState;
 use crate::api::{get_only, post_only};
+use crate::pages::online_page;
 
 /// The routes of online play, with their state applied.
 pub fn routes(state: OnlineState) -> Router {
     Router::new()
-        .route("/online", get(page_lobby))
-        .route("/online/", get(page_lobby))
-        .route("/online/game/{id}", get(page_game))
-        .route("/online/archive", get(page_archive))
+        // The pages, on the site's templates (header, language switch, four languages).
+        .route("/online", get(online_page))
+        .route("/online/", get(online_page))
+        .route("/online/archive", get(online_page))
+        .route("/online/leaderboard", get(online_page))
+        .route("/online/player", get(online_page))
+        .route("/online/game/{*id}", get(online_page))
         .route("/api/online/rooms", post_only(create_room))
         .route("/api/online/rooms/{id}", get_only(get_room))
         .route("/api/online/rooms/{id}/claim", post_only(claim_seat))
