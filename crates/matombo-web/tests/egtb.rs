@@ -80,14 +80,15 @@ async fn the_server_lists_probes_and_plays_from_its_tables() {
     assert!(checked > 50 && over > 0, "{checked} probed, {over} over");
 
     // After turns played: the position reached is probed, for its side to move.
-    let p = top.index.unrank(5);
-    let (_, best) = tables.best_turns(&p).unwrap();
-    let next = p.turns().find(|(t, _)| *t == best[0]).unwrap().1;
-    if let Some(v) = tables.probe(&next).filter(|v| *v != Value::Loss(0)) {
-        let a = probe(addr, json!({"start": p.to_string(), "moves": [best[0].to_string()]})).await;
-        assert_eq!((a.value.as_deref(), a.distance), (Some(v.kind()), v.distance()));
-        assert_eq!(a.to_move, next.side_to_move().into());
-    }
+    let (p, t, next) = (0..top.index.len())
+        .map(|i| top.index.unrank(i))
+        .filter_map(|p| p.turns().find(|(_, c)| c.total_stones() == STONES && c.has_legal_turn()).map(|(t, c)| (p, t, c)))
+        .next()
+        .expect("a turn without capture");
+    let v = tables.probe(&next).unwrap();
+    let a = probe(addr, json!({"start": p.to_string(), "moves": [t.to_string()]})).await;
+    assert_eq!((a.value.as_deref(), a.distance), (Some(v.kind()), v.distance()), "{p} {t}");
+    assert_eq!(a.to_move, next.side_to_move().into());
 
     // Too many stones, or a ruleset without tables: answered, with no value.
     let a = probe(addr, json!({"start": RULESET})).await;
