@@ -224,11 +224,8 @@ impl Tables {
             return Err(none());
         }
         let io = |e| Error::Io(dir.display().to_string(), e);
-        let mut subdirs: Vec<_> = std::fs::read_dir(dir)
-            .map_err(io)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(io)?;
+        let mut subdirs: Vec<_> =
+            std::fs::read_dir(dir).map_err(io)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>().map_err(io)?;
         subdirs.retain(|p| p.is_dir());
         subdirs.sort();
         let mut all = Vec::new();
@@ -245,9 +242,8 @@ impl Tables {
                 return Err(Error::Corrupt(format!("{}: the 0-stone layer is missing", sub.display())));
             }
             let name = file::ruleset_of(&first)?;
-            let ruleset: Ruleset = name
-                .parse()
-                .map_err(|e| Error::Corrupt(format!("{}: ruleset {name:?}: {e}", first.display())))?;
+            let ruleset: Ruleset =
+                name.parse().map_err(|e| Error::Corrupt(format!("{}: ruleset {name:?}: {e}", first.display())))?;
             if file::ruleset_dir(dir, ruleset) != sub {
                 return Err(Error::Mismatch(format!("{}: the files are for {ruleset}", sub.display())));
             }

@@ -103,7 +103,9 @@ fn busy(status: StatusCode, message: &str) -> Response {
 }
 
 /// The body as JSON; a body past the route's limit is `413` `too_large`, as documented.
-pub(crate) fn parse_body<T: for<'de> serde::Deserialize<'de>>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+pub(crate) fn parse_body<T: for<'de> serde::Deserialize<'de>>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
     let body = body.map_err(|e| {
         let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE { ErrorCode::TooLarge } else { ErrorCode::Malformed };
         ApiError(matombo_api::ApiError::new(code, e.body_text()))

@@ -22,8 +22,7 @@ fn build(name: &str) -> (PathBuf, Tables) {
     let dir = std::env::temp_dir().join(format!("matombo-web-egtb-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let budget = Budget { threads: 1, memory: u64::MAX };
-    let tables =
-        Tables::build_in(&dir, RULESET.parse().unwrap(), STONES, budget, &|_, _| {}, &mut |_, _| {}).unwrap();
+    let tables = Tables::build_in(&dir, RULESET.parse().unwrap(), STONES, budget, &|_, _| {}, &mut |_, _| {}).unwrap();
     (dir, tables)
 }
 
@@ -82,7 +81,9 @@ async fn the_server_lists_probes_and_plays_from_its_tables() {
     // After turns played: the position reached is probed, for its side to move.
     let (p, t, next) = (0..top.index.len())
         .map(|i| top.index.unrank(i))
-        .filter_map(|p| p.turns().find(|(_, c)| c.total_stones() == STONES && c.has_legal_turn()).map(|(t, c)| (p, t, c)))
+        .filter_map(|p| {
+            p.turns().find(|(_, c)| c.total_stones() == STONES && c.has_legal_turn()).map(|(t, c)| (p, t, c))
+        })
         .next()
         .expect("a turn without capture");
     let v = tables.probe(&next).unwrap();
