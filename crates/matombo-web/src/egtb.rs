@@ -146,5 +146,5 @@ pub async fn probe_handler(
 ) -> Result<Json<ProbeAnswer>, Response> {
     let req: ProbeRequest = crate::api::parse_body(body).map_err(IntoResponse::into_response)?;
     crate::api::check_game(&req.moves, &[]).map_err(IntoResponse::into_response)?;
-    Ok(Json(cpu.run(move || Ok(probe(&egtb, &req).map_err(ApiError)?)).await?))
+    Ok(Json(cpu.run(move || probe(&egtb, &req).map_err(ApiError)).await?))
 }
