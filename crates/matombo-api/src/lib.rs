@@ -746,8 +746,13 @@ impl AiJob {
     /// Plays the level's turn; `stop` set from elsewhere ends the search early (natively;
     /// in the browser a search is stopped by ending its worker).
     pub fn run(&self, stop: &AtomicBool) -> Result<AiAnswer, ApiError> {
+        self.run_with(matombo_ai::Engine::new(self.seed), stop)
+    }
+
+    /// [`AiJob::run`] on `engine` (e.g. one probing endgame tables; seeded with `self.seed`).
+    pub fn run_with(&self, mut engine: matombo_ai::Engine, stop: &AtomicBool) -> Result<AiAnswer, ApiError> {
         // play_level mixes random turns into the low levels, as a gentle opponent should.
-        let r = matombo_ai::Engine::new(self.seed)
+        let r = engine
             .play_level(&self.position, self.level, stop, &self.history)
             .ok_or_else(|| ApiError::illegal("the side to move has no legal turn"))?;
         let decisions = self

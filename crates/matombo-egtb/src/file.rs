@@ -90,6 +90,21 @@ pub fn decode(bytes: &[u8], ruleset: Ruleset, stones: u32) -> Result<Layer, Erro
     Ok(Layer { index, codes })
 }
 
+/// The ruleset named in the header of the table file at `path` (the checksum is not
+/// checked here: [`read`] checks the whole file).
+pub fn ruleset_of(path: &Path) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Io(path.display().to_string(), e))?;
+    let corrupt = |why: &str| Error::Corrupt(format!("{}: {why}", path.display()));
+    if bytes.len() < MAGIC.len() + 32 || &bytes[..8] != MAGIC {
+        return Err(corrupt("not a matombo table file"));
+    }
+    let mut r = Reader { bytes: &bytes[8..] };
+    r.take::<4>()?;
+    let name_len = u16::from_le_bytes(r.take::<2>()?) as usize;
+    let name = std::str::from_utf8(r.slice(name_len)?).map_err(|_| corrupt("ruleset name is not UTF-8"))?;
+    Ok(name.to_string())
+}
+
 /// Reads and checks the layer file of `stones` stones of `ruleset` under `dir`.
 pub fn read(dir: &Path, ruleset: Ruleset, stones: u32) -> Result<Layer, Error> {
     let path = layer_path(dir, ruleset, stones);

@@ -214,6 +214,47 @@ impl Tables {
         Ok(Tables { ruleset, layers })
     }
 
+    /// Reads the tables of every ruleset under `dir` (each in the directory
+    /// [`file::ruleset_dir`] names, its ruleset read from the header of its 0-stone layer).
+    /// A subdirectory holding no `.mtb` file is skipped; one that holds some must open
+    /// whole, as must every file: a damaged table is an error, never skipped.
+    pub fn open_all(dir: &Path) -> Result<Vec<Tables>, Error> {
+        let none = || Error::Missing("any ruleset".into(), dir.display().to_string());
+        if !dir.is_dir() {
+            return Err(none());
+        }
+        let io = |e| Error::Io(dir.display().to_string(), e);
+        let mut subdirs: Vec<_> =
+            std::fs::read_dir(dir).map_err(io)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>().map_err(io)?;
+        subdirs.retain(|p| p.is_dir());
+        subdirs.sort();
+        let mut all = Vec::new();
+        for sub in subdirs {
+            let has_tables = std::fs::read_dir(&sub)
+                .map_err(|e| Error::Io(sub.display().to_string(), e))?
+                .filter_map(Result::ok)
+                .any(|e| e.path().extension().is_some_and(|x| x == "mtb"));
+            if !has_tables {
+                continue;
+            }
+            let first = sub.join("layer-000.mtb");
+            if !first.exists() {
+                return Err(Error::Corrupt(format!("{}: the 0-stone layer is missing", sub.display())));
+            }
+            let name = file::ruleset_of(&first)?;
+            let ruleset: Ruleset =
+                name.parse().map_err(|e| Error::Corrupt(format!("{}: ruleset {name:?}: {e}", first.display())))?;
+            if file::ruleset_dir(dir, ruleset) != sub {
+                return Err(Error::Mismatch(format!("{}: the files are for {ruleset}", sub.display())));
+            }
+            all.push(Tables::open(dir, ruleset)?);
+        }
+        if all.is_empty() {
+            return Err(none());
+        }
+        Ok(all)
+    }
+
     fn build_next(&self, budget: Budget, progress: &(dyn Fn(u64) + Sync)) -> Result<(Layer, u64), Error> {
         let k = self.layers.len() as u32;
         let index = LayerIndex::new(self.ruleset, k).ok_or(Error::TooBig { stones: k })?;

@@ -1,5 +1,8 @@
 //! A solver: proves a forced win or loss by exhaustive search, deepening one turn at a
-//! time, with the endgame tables (if any) scoring the positions they hold.
+//! time, with the endgame tables (if any) scoring the positions they hold. It is an
+//! AND/OR depth-first search with a transposition table (the memo of what each position
+//! was proved to) and enhanced transposition cutoffs: before a position's children are
+//! searched, one already known lost (memo or tables) proves the win at once.
 //!
 //! `prove(p, d)` answers whether the side to move wins within `d` turns, loses within `d`
 //! turns whatever it plays, or neither is forced within `d`. Deepening from 1, the first
@@ -120,6 +123,12 @@ impl<'a> Solver<'a> {
         if d == 0 {
             return Known::Open(0);
         }
+        // Enhanced transposition cutoff: a child already known lost within d - 1 turns (memo
+        // or tables) proves the win without searching any child first.
+        if let Some(k) = children.iter().filter_map(|c| self.known_loss(c, d - 1)).min() {
+            self.memo.insert(key, Known::Win(k + 1));
+            return Known::Win(k + 1);
+        }
         // Captures first: they end games soonest.
         children.sort_by_key(|c| c.total_stones());
         let mut slowest = 0;
@@ -140,6 +149,21 @@ impl<'a> Solver<'a> {
         let known = if all_won { Known::Loss(slowest) } else { Known::Open(d) };
         self.memo.insert(key, known);
         known
+    }
+
+    /// A loss within `d` turns for `pos`'s side to move that is already known (memo or
+    /// tables), without searching.
+    fn known_loss(&self, pos: &Position, d: u32) -> Option<u32> {
+        if let Some(t) = self.tables.filter(|t| pos.total_stones() <= t.max_stones() && t.ruleset() == pos.ruleset()) {
+            return match t.probe(pos) {
+                Some(Value::Loss(k)) if k as u32 <= d => Some(k as u32),
+                _ => None,
+            };
+        }
+        match self.memo.get(&pos.full_hash()) {
+            Some(&Known::Loss(k)) if k <= d => Some(k),
+            _ => None,
+        }
     }
 
     /// A line of best play from `pos` of value `v`, proved turn by turn.

@@ -11,6 +11,7 @@
 //! | `POST /api/ai` | [`AiRequest`] | [`AiAnswer`]: the AI's turn (token and decisions) |
 //! | `POST /api/record/export` | [`ExportRequest`] | `{"record": "<PGN-like text>"}` |
 //! | `POST /api/record/import` | `{"text": "<record>"}` | [`GameState`] of the recorded game |
+//! | `GET /api/egtb`, `POST /api/egtb/probe` | see [`crate::egtb`] | the endgame tables (`serve --egtb`) |
 //!
 //! Malformed or illegal requests are answered `400` (cannot be read), `413` (too large) or
 //! `422` (illegal in the position) with the error body of docs/api.md, [`ErrorBody`]
@@ -45,6 +46,7 @@ pub use matombo_api::{
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::egtb::Egtb;
 use crate::limits::ClientAddr;
 
 /// Largest request body of the JSON API, in bytes.
@@ -101,7 +103,9 @@ fn busy(status: StatusCode, message: &str) -> Response {
 }
 
 /// The body as JSON; a body past the route's limit is `413` `too_large`, as documented.
-fn parse_body<T: for<'de> serde::Deserialize<'de>>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+pub(crate) fn parse_body<T: for<'de> serde::Deserialize<'de>>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
     let body = body.map_err(|e| {
         let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE { ErrorCode::TooLarge } else { ErrorCode::Malformed };
         ApiError(matombo_api::ApiError::new(code, e.body_text()))
@@ -109,7 +113,7 @@ fn parse_body<T: for<'de> serde::Deserialize<'de>>(body: Result<Bytes, BytesReje
     Ok(matombo_api::parse_body(&body)?)
 }
 
-fn check_game(moves: &[String], lists: &[&[String]]) -> Result<(), ApiError> {
+pub(crate) fn check_game(moves: &[String], lists: &[&[String]]) -> Result<(), ApiError> {
     if moves.len() > MAX_PLIES {
         return Err(beyond(format!("a game of at most {MAX_PLIES} turns, please ({} sent)", moves.len())));
     }
@@ -135,7 +139,7 @@ impl CpuBudget {
     }
 
     /// Runs `f` on a blocking thread under the budget; `503` past it.
-    async fn run<T: Send + 'static>(
+    pub(crate) async fn run<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, Response> {
@@ -177,6 +181,7 @@ pub struct AiPool {
     running: Arc<AtomicUsize>,
     waiting: Arc<AtomicUsize>,
     per_addr: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    egtb: Egtb,
 }
 
 impl AiPool {
@@ -187,7 +192,19 @@ impl AiPool {
             running: Arc::default(),
             waiting: Arc::default(),
             per_addr: Arc::default(),
+            egtb: Egtb::none(),
         }
+    }
+
+    /// This pool's searches probing `egtb` (the tables of their ruleset, if held).
+    pub fn with_tables(mut self, egtb: Egtb) -> AiPool {
+        self.egtb = egtb;
+        self
+    }
+
+    /// The endgame tables the searches probe.
+    pub fn tables(&self) -> &Egtb {
+        &self.egtb
     }
 
     /// Searches running now (their threads included, whether or not anyone waits for them).
@@ -266,6 +283,7 @@ pub async fn ai_handler(
     let stop = Arc::new(AtomicBool::new(false));
     let _stop_on_hang_up = StopOnDrop(stop.clone());
     let seed = rand::random();
+    let egtb = pool.egtb.clone();
     let result = tokio::task::spawn_blocking(move || {
         // Held until the search has ended, whether or not its client still waits.
         let _held = (permit, ticket);
@@ -284,7 +302,11 @@ pub async fn ai_handler(
                 std::thread::park_timeout(left.min(Duration::from_millis(50)));
             }
         });
-        let r = job.run(&stop);
+        let mut engine = matombo_ai::Engine::new(job.seed);
+        if let Some(t) = egtb.get(job.position.ruleset()) {
+            engine = engine.with_tables(t);
+        }
+        let r = job.run_with(engine, &stop);
         stop.store(true, Ordering::Relaxed);
         timer.thread().unpark();
         let _ = timer.join();
@@ -399,7 +421,8 @@ pub fn routes(pool: AiPool, cpu: CpuBudget) -> Router {
     Router::new()
         .route("/api/game", post_only(game_handler).with_state(cpu.clone()))
         .route("/api/record/export", post_only(export_handler).with_state(cpu.clone()))
-        .route("/api/record/import", post_only(import_handler).with_state(cpu))
+        .route("/api/record/import", post_only(import_handler).with_state(cpu.clone()))
+        .route("/api/egtb/probe", post_only(crate::egtb::probe_handler).with_state((pool.egtb.clone(), cpu.clone())))
         .route("/api/ai", post_only(ai_handler).with_state(pool))
         .layer(limit)
 }

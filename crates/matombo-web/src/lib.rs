@@ -9,6 +9,7 @@
 pub mod api;
 pub mod assets;
 pub mod attack;
+pub mod egtb;
 pub mod headers;
 pub mod limits;
 mod local;
@@ -58,6 +59,7 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))
         .route("/api/rulesets", api::get_only(api::rulesets_handler))
+        .route("/api/egtb", api::get_only(egtb::list_handler).with_state(pool.tables().clone()))
         .route("/api/{*rest}", axum::routing::any(api::no_such_route))
         .route("/healthz", get(api::health_handler).with_state((pool.clone(), cpu.clone())))
         .merge(api::routes(pool, cpu))
@@ -65,10 +67,15 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
 
 /// The whole site, online play included.
 pub fn app(online: online::OnlineState) -> Router {
+    app_with_tables(online, egtb::Egtb::none())
+}
+
+/// The whole site, online play included, the AI and `/api/egtb` using the endgame tables
+/// `egtb`.
+pub fn app_with_tables(online: online::OnlineState, egtb: egtb::Egtb) -> Router {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let routes = site_routes(api::AiPool::new(threads), api::CpuBudget::new(threads));
-    let routes = routes.merge(online::routes(online));
-    headers::harden(routes)
+    let routes = site_routes(api::AiPool::new(threads).with_tables(egtb), api::CpuBudget::new(threads));
+    headers::harden(routes.merge(online::routes(online)))
 }
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).

@@ -66,6 +66,11 @@ fn damaged_or_missing_tables_are_refused() {
     let d = dir.to_str().unwrap();
     let (ok, _, err) = matombo(&["analyse", WIN_IN_1, "--depth", "2", "--egtb", d]);
     assert!(!ok && err.contains("no tables") && err.contains("matombo egtb build"), "{err}");
+    // The server will not start without the tables it was told to use (nor open its database).
+    let db = dir.with_extension("sqlite3");
+    let serve = |d: &str| matombo(&["serve", "--port", "0", "--db", db.to_str().unwrap(), "--egtb", d]);
+    let (ok, out, err) = serve(d);
+    assert!(!ok && out.is_empty() && err.contains("no tables") && err.contains("serve without --egtb"), "{err}");
     let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "2", "--dir", d]);
     assert!(ok, "{err}");
     let file = std::fs::read_dir(std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path())
@@ -81,6 +86,9 @@ fn damaged_or_missing_tables_are_refused() {
         let (ok, _, err) = matombo(&args);
         assert!(!ok && err.contains("checksum"), "{err}");
     }
+    let (ok, out, err) = serve(d);
+    assert!(!ok && out.is_empty() && err.contains("checksum") && err.contains("layer-002.mtb"), "{err}");
+    assert!(!db.exists());
     let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "99", "--dir", d]);
     assert!(!ok && err.contains("starts with 24 stones"), "{err}");
     let (ok, _, err) = matombo(&["egtb", "build", "tsoro:6", "--stones", "4", "--dir", d, "--memory", "0.00001"]);

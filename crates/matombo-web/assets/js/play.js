@@ -4,6 +4,8 @@
 // here needs the server once the page is loaded.
 import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from './board.js';
 import { randomSeed, request, Searcher } from './engine.js';
+// Endgame tables (issue 28): exact results from the server, when it has tables.
+import { clearExact, noteExact, showExact } from './egtb.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('play');
@@ -927,6 +929,8 @@ async function showHint() {
     const a = await api('/api/ai', { start: game.start, moves: game.moves, level: 'medium' });
     hint = { hole: a.token.match(/^[AaBb]\d+/)[0], at: game.moves.length };
     $('hint').textContent = fill(words.hint_is, { move: a.token });
+    // Endgame tables (egtb.js): "· Endgame tables: win in 7" when the server knows.
+    noteExact($('hint'), game.start, game.moves, words);
     render();
   } catch (e) {
     if (!stopped(e)) message(e.message, 'error');
@@ -1181,6 +1185,7 @@ function setAnalysing(on) {
     $('analysis-info').textContent = '';
     $('analysis-lines').innerHTML = '';
     root.dataset.analysis = 'off';
+    clearExact($('analysis')); // endgame tables (egtb.js)
   }
   updateAnalysis();
 }
@@ -1288,6 +1293,9 @@ function updateAnalysis() {
   analysisSearcher.stop();
   $('analysis-lines').innerHTML = '';
   root.dataset.analysisLines = '0';
+  // Endgame tables (egtb.js): the exact result under the lines, when the server knows.
+  if (state.outcome) clearExact($('analysis'));
+  else showExact($('analysis'), game.start, [...game.moves], words);
   if (state.outcome) {
     $('analysis-info').textContent = words.analysis_over;
     root.dataset.analysis = 'done';

@@ -24,3 +24,13 @@ pub async fn start_server(db: &Path, online: Limits, limits: ServerLimits) -> So
     tokio::spawn(matombo_web::limits::serve_until(listener, matombo_web::app(state), limits, std::future::pending()));
     addr
 }
+
+/// [`start_server`] with endgame tables (`matombo serve --egtb`), default limits.
+pub async fn start_server_with_tables(db: &Path, egtb: matombo_web::egtb::Egtb) -> SocketAddr {
+    let state = OnlineState::open_with_limits(Some(db), Limits::default()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = matombo_web::app_with_tables(state, egtb);
+    tokio::spawn(matombo_web::limits::serve_until(listener, app, ServerLimits::default(), std::future::pending()));
+    addr
+}

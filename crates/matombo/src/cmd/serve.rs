@@ -12,6 +12,7 @@ use anyhow::Context;
   matombo serve --port 0 --open       # a free port, opened in the browser
   matombo serve --host 0.0.0.0 --port 80 --db /var/lib/matombo/online.sqlite
   matombo serve --allow-origin https://example.org   # pages of another site may use the API
+  matombo serve --egtb egtb           # the AI and the board use the endgame tables in ./egtb
 
 The first line on stdout is the address served, e.g. http://127.0.0.1:8080/.")]
 pub struct Args {
@@ -31,6 +32,11 @@ pub struct Args {
     /// WebSocket, besides the server's own; repeatable; `*` allows any.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    /// Endgame tables (the directory `matombo egtb build --dir` wrote): the AI probes the
+    /// tables of its game's ruleset and the board shows their exact results. Every file
+    /// is read and checked first; a missing or damaged table stops the start.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -46,6 +52,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             limits.max_connections = room.max(16);
         }
     }
+    // Read before anything listens: a damaged table is refused, never served from.
+    let egtb = match &args.egtb {
+        Some(dir) => {
+            let egtb = matombo_web::egtb::Egtb::open(dir).with_context(|| {
+                format!(
+                    "reading the endgame tables in {} (rebuild a damaged one with `matombo egtb build`, or serve without --egtb)",
+                    dir.display()
+                )
+            })?;
+            for t in egtb.list().tables {
+                tracing::info!("endgame tables of {} up to {} stones", t.ruleset, t.stones);
+            }
+            egtb
+        }
+        None => matombo_web::egtb::Egtb::none(),
+    };
     let config = matombo_web::Config { host: args.host, port: args.port, db: args.db, limits };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async move {
@@ -62,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if args.open {
             open_browser(&url);
         }
-        matombo_web::serve(listener, matombo_web::app(online), config.limits).await.context("serving")
+        matombo_web::serve(listener, matombo_web::app_with_tables(online, egtb), config.limits).await.context("serving")
     })
 }
 
