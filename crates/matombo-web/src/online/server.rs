@@ -19,9 +19,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 use axum::Router;
 
-use super::http::{
-    archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, player,
-};
+use super::http::{archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, player};
 use super::lobby::{get_challenge, lobby_upgrade};
 use super::ws::ws_upgrade;
 use super::OnlineState;
