@@ -777,6 +777,14 @@ fn online_css(t: Target) -> String {
     format!("<link rel=\"stylesheet\" href=\"{}/online/online.css\">", t.static_base())
 }
 
+/// An online page that lists (archive, leaderboard, player): the online styles, the page's
+/// box `name` around `inner`, the site's template titled by the word `title`, and `script`.
+fn online_list_page(lang: &str, name: &str, title: &str, inner: &str, script: &str) -> String {
+    let t = Target::Server;
+    let main = format!("{}\n<div class=\"{name}\">\n{inner}\n</div>", online_css(t));
+    page(t, lang, &format!("{} – matombo", word(lang, title)), "online-page", (name, ""), &main, script)
+}
+
 /// Serves the online pages (lobby, game room, archive, leaderboard, player) from the
 /// site's templates, in the visitor's language; routed by the online router.
 pub async fn online_page(req: axum::extract::Request) -> Response {
@@ -1068,17 +1076,13 @@ pub fn online_archive_html(lang: &str) -> String {
     let t = Target::Server;
     let w = ow(lang);
     let main = format!(
-        r#"{css}
-<div class="online-archive">
-<h1>{finished_games}</h1>
+        r#"<h1>{finished_games}</h1>
 <p><a href="{lobby}">{online}</a></p>
 <div class="table-scroll"><table class="list" id="games">
 <thead><tr><th>{finished}</th><th>{game_word}</th><th>{south}</th><th>{north}</th><th>{result}</th><th>{turns}</th><th></th></tr></thead>
 <tbody></tbody>
 </table></div>
-<p><button id="more" type="button" hidden>{more}</button></p>
-</div>"#,
-        css = online_css(t),
+<p><button id="more" type="button" hidden>{more}</button></p>"#,
         finished_games = w("finished_games"),
         lobby = esc(&t.href("online", lang, "")),
         online = w("online"),
@@ -1090,15 +1094,7 @@ pub fn online_archive_html(lang: &str) -> String {
         turns = w("turns"),
         more = w("more"),
     );
-    page(
-        t,
-        lang,
-        &format!("{} – matombo", word(lang, "finished_games")),
-        "online-page",
-        ("online-archive", ""),
-        &main,
-        "online/archive.js",
-    )
+    online_list_page(lang, "online-archive", "finished_games", &main, "online/archive.js")
 }
 
 /// The leaderboard of one rating group (chosen on the page).
@@ -1106,9 +1102,7 @@ pub fn online_leaderboard_html(lang: &str) -> String {
     let t = Target::Server;
     let w = ow(lang);
     let main = format!(
-        r#"{css}
-<div class="online-leaderboard">
-<h1>{leaderboard}</h1>
+        r#"<h1>{leaderboard}</h1>
 <p><a href="{lobby}">{online}</a></p>
 <div class="button-row" id="groups" role="tablist"></div>
 <div class="table-scroll"><table class="list" id="board-table">
@@ -1116,9 +1110,7 @@ pub fn online_leaderboard_html(lang: &str) -> String {
 <tbody></tbody>
 </table></div>
 <p id="empty" class="muted" hidden>{no_rated_games}</p>
-<p class="muted">{provisional_help}</p>
-</div>"#,
-        css = online_css(t),
+<p class="muted">{provisional_help}</p>"#,
         leaderboard = w("leaderboard"),
         lobby = esc(&t.href("online", lang, "")),
         online = w("online"),
@@ -1128,15 +1120,7 @@ pub fn online_leaderboard_html(lang: &str) -> String {
         no_rated_games = w("no_rated_games"),
         provisional_help = w("provisional_help"),
     );
-    page(
-        t,
-        lang,
-        &format!("{} – matombo", word(lang, "leaderboard")),
-        "online-page",
-        ("online-leaderboard", ""),
-        &main,
-        "online/leaderboard.js",
-    )
+    online_list_page(lang, "online-leaderboard", "leaderboard", &main, "online/leaderboard.js")
 }
 
 /// A player's ratings and games (the visitor's own unless `?id=` names another player).
@@ -1144,18 +1128,14 @@ pub fn online_player_html(lang: &str) -> String {
     let t = Target::Server;
     let w = ow(lang);
     let main = format!(
-        r#"{css}
-<div class="online-player">
-<h1 id="player-title">{my_games}</h1>
+        r#"<h1 id="player-title">{my_games}</h1>
 <p><a href="{lobby}">{online}</a> · <a href="{leaderboard_href}">{leaderboard}</a></p>
 <section class="panel"><h2>{ratings}</h2><ul id="ratings" class="plain"></ul></section>
 <div class="table-scroll"><table class="list" id="games">
 <thead><tr><th>{finished}</th><th>{game_word}</th><th>{opponent}</th><th>{result}</th><th></th></tr></thead>
 <tbody></tbody>
 </table></div>
-<p id="empty" class="muted" hidden>{no_games_yet}</p>
-</div>"#,
-        css = online_css(t),
+<p id="empty" class="muted" hidden>{no_games_yet}</p>"#,
         my_games = w("my_games"),
         lobby = esc(&t.href("online", lang, "")),
         online = w("online"),
@@ -1168,13 +1148,5 @@ pub fn online_player_html(lang: &str) -> String {
         result = w("result"),
         no_games_yet = w("no_games_yet"),
     );
-    page(
-        t,
-        lang,
-        &format!("{} – matombo", word(lang, "my_games")),
-        "online-page",
-        ("online-player", ""),
-        &main,
-        "online/player.js",
-    )
+    online_list_page(lang, "online-player", "my_games", &main, "online/player.js")
 }

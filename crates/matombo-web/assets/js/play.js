@@ -6,6 +6,7 @@ import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from './b
 import { randomSeed, request, Searcher } from './engine.js';
 // Endgame tables (issue 28): exact results from the server, when it has tables.
 import { clearExact, noteExact, showExact } from './egtb.js';
+import { sound, soundButton } from './sound.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('play');
@@ -1340,70 +1341,8 @@ function setMode(mode) {
   if (mode === 'analysis' && !analysing) setAnalysing(true);
 }
 
-// ---- Sound ---------------------------------------------------------------------
-
-/**
- * Short tones made with Web Audio (no files to load): a soft tick per stone sown, thinned
- * out when stones come faster than one per 45 ms; a low double knock for a capture; a
- * rising figure at the end of a game. Browsers allow sound only after a gesture, so the
- * context is made at the first click or key; the mute choice is kept across visits.
- */
-const sound = {
-  ctx: null,
-  on: localStorage.getItem('matombo-sound') !== 'off',
-  last: 0,
-  wake() {
-    if (this.ctx || !this.on) return;
-    const Ctx = window.AudioContext || window.webkitAudioContext;
-    if (Ctx) this.ctx = new Ctx();
-  },
-  tone(freq, at, length, gain, type = 'sine') {
-    const c = this.ctx;
-    const o = c.createOscillator();
-    const g = c.createGain();
-    o.type = type;
-    o.frequency.value = freq;
-    g.gain.setValueAtTime(gain, c.currentTime + at);
-    g.gain.exponentialRampToValueAtTime(0.0001, c.currentTime + at + length);
-    o.connect(g).connect(c.destination);
-    o.start(c.currentTime + at);
-    o.stop(c.currentTime + at + length + 0.02);
-  },
-  play(kind, ms = 100) {
-    if (!this.on || !this.ctx) return;
-    const now = performance.now();
-    if (kind === 'stone') {
-      if (now - this.last < 45) return;
-      this.last = now;
-      this.tone(700 + Math.random() * 250, 0, Math.min(0.08, ms / 1000), 0.05, 'triangle');
-    } else if (kind === 'capture') {
-      this.tone(180, 0, 0.18, 0.16);
-      this.tone(140, 0.09, 0.22, 0.14);
-    } else if (kind === 'end') {
-      [523, 659, 784].forEach((f, i) => this.tone(f, i * 0.14, 0.3, 0.1));
-    }
-  },
-  /** `gesture`: a click on the toggle, which may start the sound. */
-  setOn(on, gesture = false) {
-    this.on = on;
-    localStorage.setItem('matombo-sound', on ? 'on' : 'off');
-    if (on && gesture) this.wake();
-    const b = $('btn-sound');
-    b.setAttribute('aria-pressed', String(on));
-    b.textContent = words.sound;
-  },
-};
-
-function soundButton() {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.id = 'btn-sound';
-  b.addEventListener('click', () => sound.setOn(!sound.on, true));
-  $('btn-replay').after(b);
-  sound.setOn(sound.on);
-}
-soundButton();
-for (const ev of ['pointerdown', 'keydown']) document.addEventListener(ev, () => sound.wake(), { capture: true });
+// Sound (sound.js, shared with the online room): the toggle after Replay.
+soundButton($('btn-replay'), words.sound);
 
 // ---- Wiring --------------------------------------------------------------------
 
