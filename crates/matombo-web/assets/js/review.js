@@ -6,6 +6,8 @@
 // record, or an archived online game's record. Nothing here needs the server but the last.
 import { Board } from './board.js';
 import { request, Searcher } from './engine.js';
+// Endgame tables (egtb.js): the exact result of a position, when the server has tables.
+import { showExact } from './egtb.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('review');
@@ -433,6 +435,7 @@ function renderInfo(at) {
     const o = game.outcome;
     line(box, '', o.winner ? fill(words.wins, { side: sideWord(o.winner) }) : words.draw);
   }
+  if (at < game.moves.length || !game.outcome) showExact(box, game.start, game.moves.slice(0, at), words);
 }
 
 /** The hole a turn's sowing ended in, asked of the engine once. */
