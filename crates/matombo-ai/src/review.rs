@@ -27,7 +27,7 @@
 //! let mut game = Game::new(Position::start("tsoro:8".parse().unwrap()));
 //! game.play(&"B2=".parse().unwrap()).unwrap();
 //! let budget = Limits { depth: Some(3), ..Limits::default() };
-//! let scores = review::score_game(&game, budget, &AtomicBool::new(false), &mut |_, _| {});
+//! let scores = review::score_game(&game, budget, None, &AtomicBool::new(false), &mut |_, _| {});
 //! let r = review::classify(&game, &scores);
 //! assert_eq!(r.turns.len(), 1);
 //! assert!(r.turns[0].loss.unwrap() >= 0);
@@ -35,8 +35,10 @@
 //! ```
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use matombo_core::{Comment, Eval, Game, Position, Quality, Record, Side, Termination, Token};
+use matombo_egtb::Tables;
 
 use crate::{Engine, Limits, SearchOptions, DEFAULT_HASH_MIB, MATE, MATE_BOUND};
 
@@ -81,15 +83,19 @@ pub struct PositionScore {
 }
 
 /// Searches one position within `limits` as a review does (fresh engine, seed [`SEED`],
-/// default table); `history` is the game's positions before it (Nsolo's repetitions).
-/// `None` if the side to move has no legal turn.
+/// default table, the endgame `tables` if given); `history` is the game's positions before
+/// it (Nsolo's repetitions). `None` if the side to move has no legal turn.
 pub fn score_position(
     pos: &Position,
     history: &[Position],
     limits: Limits,
+    tables: Option<&Arc<Tables>>,
     stop: &AtomicBool,
 ) -> Option<PositionScore> {
     let mut engine = Engine::new(SEED).with_hash_mib(DEFAULT_HASH_MIB);
+    if let Some(t) = tables {
+        engine = engine.with_tables(Arc::clone(t));
+    }
     let lines = engine.search_lines(pos, limits, stop, history, SearchOptions::default(), &mut |_| {});
     let r = lines.into_iter().next()?;
     Some(PositionScore { score: r.score, best: r.best, pv: r.pv, depth: r.depth, nodes: r.nodes, reply: None })
@@ -98,13 +104,19 @@ pub fn score_position(
 /// Scores position `index` of `game` (0 is the start) within `limits`, with
 /// [`PositionScore::reply`] when the game goes on from there by another turn than the
 /// engine's best. `None` where the game is over by the rules (its score follows from them).
-pub fn score_at(game: &Game, index: usize, limits: Limits, stop: &AtomicBool) -> Option<PositionScore> {
+pub fn score_at(
+    game: &Game,
+    index: usize,
+    limits: Limits,
+    tables: Option<&Arc<Tables>>,
+    stop: &AtomicBool,
+) -> Option<PositionScore> {
     if terminal_score(game, index).is_some() {
         return None;
     }
     let positions = game.positions();
     let pos = &positions[index];
-    let mut s = score_position(pos, &positions[..index], limits, stop)?;
+    let mut s = score_position(pos, &positions[..index], limits, tables, stop)?;
     let Some(next) = positions.get(index + 1) else {
         return Some(s);
     };
@@ -117,7 +129,7 @@ pub fn score_at(game: &Game, index: usize, limits: Limits, stop: &AtomicBool) ->
         g.play(&s.best).ok()?;
         let last = g.positions().len() - 1;
         s.reply = terminal_score(&g, last)
-            .or_else(|| score_position(g.position(), &g.positions()[..last], limits, stop).map(|r| r.score));
+            .or_else(|| score_position(g.position(), &g.positions()[..last], limits, tables, stop).map(|r| r.score));
     }
     Some(s)
 }
@@ -128,13 +140,14 @@ pub fn score_at(game: &Game, index: usize, limits: Limits, stop: &AtomicBool) ->
 pub fn score_game(
     game: &Game,
     limits: Limits,
+    tables: Option<&Arc<Tables>>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Option<PositionScore>> {
     let total = game.positions().len();
     let mut scores = Vec::with_capacity(total);
     for i in 0..total {
-        let s = if stop.load(Ordering::Relaxed) { None } else { score_at(game, i, limits, stop) };
+        let s = if stop.load(Ordering::Relaxed) { None } else { score_at(game, i, limits, tables, stop) };
         scores.push(s);
         progress(i + 1, total);
     }
@@ -462,8 +475,13 @@ mod tests {
         let (t, _) = g.position().turns().next().unwrap();
         g.play(&t).unwrap();
         assert!(g.is_over());
-        let scores =
-            score_game(&g, Limits { depth: Some(2), ..Limits::default() }, &AtomicBool::new(false), &mut |_, _| {});
+        let scores = score_game(
+            &g,
+            Limits { depth: Some(2), ..Limits::default() },
+            None,
+            &AtomicBool::new(false),
+            &mut |_, _| {},
+        );
         assert!(scores[1].is_none());
         let r = classify(&g, &scores);
         assert_eq!(r.south[1], Some(MATE));

@@ -91,7 +91,7 @@ pub fn review_position(req: &ReviewPositionRequest) -> Result<PositionScoreJson,
     moves.extend(req.played.iter().cloned());
     let game = replay(&req.start, &moves)?;
     let started = Instant::now();
-    let s = review::score_at(&game, index, limits, &AtomicBool::new(false))
+    let s = review::score_at(&game, index, limits, None, &AtomicBool::new(false))
         .ok_or_else(|| ApiError::illegal("the side to move has no legal turn"))?;
     Ok(PositionScoreJson {
         score: s.score,

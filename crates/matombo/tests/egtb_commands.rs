@@ -165,3 +165,39 @@ fn a_match_engine_can_probe_the_tables() {
     assert!(!ok && err.contains("needs --egtb"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn review_scores_the_positions_the_tables_hold_exactly() {
+    // Six stones, two legal turns for South, lost in 22 by the tables: far beyond what a
+    // 2,000-node search proves.
+    const POS: &str = "tsoro:6,heads=0,bonus=0 0,0,1,0,1,0/0,0,0,0,0,1/0,0,0,1,1,0/0,0,0,0,1,0 S";
+    let dir = temp("review");
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "6", "--dir", d, "--threads", "1"]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = matombo(&["egtb", "probe", POS, "--dir", d, "--json"]);
+    assert!(ok, "{err}");
+    let probe: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((probe["value"].as_str(), probe["distance"].as_u64()), (Some("loss"), Some(22)));
+
+    let record = dir.join("game.txt");
+    std::fs::write(&record, format!("[Ruleset \"{RULESET}\"]\n[Position \"{POS}\"]\n\n1. B5 *\n")).unwrap();
+    let review = |extra: &[&str]| {
+        let mut args = vec!["review", record.to_str().unwrap(), "--nodes", "2000", "--json"];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = matombo(&args);
+        assert!(ok, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let with = review(&["--egtb", d]);
+    let without = review(&[]);
+    // South to move loses in 22 turns; after the best turn North wins in 21.
+    assert_eq!(with["positions"][0]["mate"], -22, "{with}");
+    assert_eq!(with["positions"][1]["mate"], -21, "{with}");
+    assert!(probe["best"].as_array().unwrap().contains(&with["positions"][0]["best"]), "{with}");
+    assert!(without["positions"][0]["mate"].is_null(), "a 2,000-node search proves nothing: {without}");
+    // A missing table directory is refused, not ignored.
+    let (ok, _, err) = matombo(&["review", record.to_str().unwrap(), "--egtb", "/nonexistent-egtb-dir"]);
+    assert!(!ok && err.contains("endgame tables"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

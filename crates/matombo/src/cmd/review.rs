@@ -36,6 +36,10 @@ pub struct Args {
     /// Write the annotated record to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Endgame tables built by `matombo egtb build` (the directory given there): positions
+    /// they hold are scored exactly (win or loss in N, draw), and the search probes them.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<PathBuf>,
 }
 
 fn read_record(name: &str) -> anyhow::Result<Record> {
@@ -76,10 +80,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => Limits { nodes: Some(args.nodes.unwrap_or(review::DEFAULT_NODES)), ..Limits::default() },
     };
     let game = &record.game;
+    let tables = args.egtb.as_deref().map(|dir| super::open_tables(dir, game.start().ruleset())).transpose()?;
     let bar =
         super::progress(game.positions().len() as u64, "{bar:40} {pos}/{len} positions  {elapsed_precise} (eta {eta})");
-    let scores =
-        review::score_game(game, limits, &AtomicBool::new(false), &mut |done, _| bar.set_position(done as u64));
+    let scores = review::score_game(game, limits, tables.as_ref(), &AtomicBool::new(false), &mut |done, _| {
+        bar.set_position(done as u64)
+    });
     bar.finish_and_clear();
     let r = review::classify(game, &scores);
     let mut annotated = record.clone();
