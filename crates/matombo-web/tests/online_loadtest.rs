@@ -48,7 +48,9 @@ async fn a_small_lobby_load_test_pairs_everyone_without_errors() {
     assert_eq!(lobby.players, 20);
     assert_eq!(lobby.pairs_met, 10, "all ten pairs met: {lobby:?}");
     assert_eq!(lobby.joined, 10, "both players of every pair reached the room: {lobby:?}");
-    assert!(lobby.join_p50_ms > 0.0 && lobby.join_p50_ms <= lobby.join_p99_ms && lobby.join_p99_ms <= lobby.join_max_ms);
+    assert!(
+        lobby.join_p50_ms > 0.0 && lobby.join_p50_ms <= lobby.join_p99_ms && lobby.join_p99_ms <= lobby.join_max_ms
+    );
     assert_eq!(report.games_finished, 0);
     assert!(report.turns > 0, "the pairs played in their rooms");
     assert!(report.p50_ms <= report.p99_ms && report.p99_ms <= report.max_ms);

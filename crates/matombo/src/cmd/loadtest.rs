@@ -94,7 +94,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 loop {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     bar.set_position((start.elapsed().as_secs_f64() * 10.0) as u64);
-                    let met = if lobby { format!("{} pairs met, ", live.matched.load(Ordering::Relaxed)) } else { String::new() };
+                    let met = if lobby {
+                        format!("{} pairs met, ", live.matched.load(Ordering::Relaxed))
+                    } else {
+                        String::new()
+                    };
                     bar.set_message(format!(
                         "{} clients, {met}{} turns, {} errors",
                         live.connected.load(Ordering::Relaxed),
