@@ -25,7 +25,7 @@ pub struct Config {
     /// A server to test (`http://127.0.0.1:PORT`); `None` starts one in this process on
     /// a fresh temporary database.
     pub url: Option<String>,
-    /// Concurrent rooms (two clients each).
+    /// Concurrent rooms (two clients each); in lobby mode, pairs of players.
     pub rooms: usize,
     /// How long to measure, after the ramp.
     pub duration: Duration,
@@ -155,6 +155,9 @@ async fn http_post(host: &str, path: &str, body: &Value) -> Result<(u16, Value),
     Ok((status, v))
 }
 
+/// When each turn of a room was sent, by ply (the opponent takes it out on receipt).
+type SentTimes = Arc<Mutex<HashMap<u32, Instant>>>;
+
 /// Shared by the run: counters, latencies, the measuring window.
 struct Shared {
     live: Arc<Live>,
@@ -166,7 +169,7 @@ struct Shared {
     joins: Mutex<HashMap<String, Join>>,
     join_latencies_us: Mutex<Vec<u32>>,
     /// Lobby mode: each room's turn send times, shared by its two players.
-    sent_by_room: Mutex<HashMap<String, Arc<Mutex<HashMap<u32, Instant>>>>>,
+    sent_by_room: Mutex<HashMap<String, SentTimes>>,
 }
 
 impl Shared {
