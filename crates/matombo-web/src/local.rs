@@ -29,7 +29,10 @@ impl LocalServer {
         limits: Limits,
         app: impl FnOnce(OnlineState) -> Router,
     ) -> Result<LocalServer, String> {
-        let dir = std::env::temp_dir().join(format!("matombo-{name}-{}", std::process::id()));
+        // Unique per server: one process (a test binary) may run several at once.
+        static SERVERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SERVERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("matombo-{name}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let state =
             OnlineState::open_with_limits(Some(&dir.join("online.sqlite3")), limits).map_err(|e| e.to_string())?;

@@ -1,6 +1,8 @@
 //! The client side of `matombo loadtest`: many rooms, two WebSocket clients each, playing
 //! random legal turns against a server on loopback, measuring the time from a turn sent
-//! to the opponent receiving it.
+//! to the opponent receiving it. In lobby mode (`Config::lobby`) the players meet through
+//! the lobby's WebSocket first (half post open challenges, the others accept one of those
+//! listed), and the time from a challenge accepted to both players in the room is measured too.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +25,7 @@ pub struct Config {
     /// A server to test (`http://127.0.0.1:PORT`); `None` starts one in this process on
     /// a fresh temporary database.
     pub url: Option<String>,
-    /// Concurrent rooms (two clients each).
+    /// Concurrent rooms (two clients each); in lobby mode, pairs of players.
     pub rooms: usize,
     /// How long to measure, after the ramp.
     pub duration: Duration,
@@ -35,6 +37,9 @@ pub struct Config {
     pub think: Duration,
     /// Seed of the random turns.
     pub seed: u64,
+    /// Lobby mode: `2 * rooms` players with their own identities meet through the lobby
+    /// (challenge, accept) instead of opening rooms over HTTP, and meet again after a game.
+    pub lobby: bool,
 }
 
 /// Counters that grow while the test runs (for a progress display).
@@ -48,6 +53,11 @@ pub struct Live {
     pub connected: AtomicU64,
     /// Games played to their end.
     pub games_finished: AtomicU64,
+    /// Lobby mode: challenges accepted (pairs met).
+    pub matched: AtomicU64,
+    /// Lobby mode: accepts that lost the race for a challenge to another player (not
+    /// errors: the acceptor picks another).
+    pub accepts_lost: AtomicU64,
     /// Errors by kind.
     pub error_kinds: Mutex<HashMap<String, u64>>,
 }
@@ -90,6 +100,35 @@ pub struct Report {
     pub error_kinds: HashMap<String, u64>,
     /// The server tested: "in-process" or the URL.
     pub server: String,
+    /// Lobby mode's figures (absent in room mode).
+    pub lobby: Option<LobbyReport>,
+}
+
+/// The lobby's figures: a challenge accepted to both players in the room.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LobbyReport {
+    /// Players (each with its own identity).
+    pub players: usize,
+    /// Challenges accepted (pairs met), over the whole run.
+    pub pairs_met: u64,
+    /// Pairs both of whose players received the room's state (the latencies below).
+    pub joined: u64,
+    /// Latency percentiles, `accept` sent to the later of the two players receiving the
+    /// room's first `state`, ms.
+    pub join_p50_ms: f64,
+    /// 99th percentile, ms.
+    pub join_p99_ms: f64,
+    /// Worst, ms.
+    pub join_max_ms: f64,
+    /// Accepts that found their challenge already taken by another player.
+    pub accepts_lost: u64,
+}
+
+/// Times of one lobby match, keyed by room: the accept and each player's first state.
+#[derive(Default)]
+struct Join {
+    accepted: Option<Instant>,
+    in_room: Vec<Instant>,
 }
 
 /// A minimal HTTP/1.1 POST (loopback only), returning status and JSON body.
@@ -116,6 +155,9 @@ async fn http_post(host: &str, path: &str, body: &Value) -> Result<(u16, Value),
     Ok((status, v))
 }
 
+/// When each turn of a room was sent, by ply (the opponent takes it out on receipt).
+type SentTimes = Arc<Mutex<HashMap<u32, Instant>>>;
+
 /// Shared by the run: counters, latencies, the measuring window.
 struct Shared {
     live: Arc<Live>,
@@ -124,6 +166,34 @@ struct Shared {
     stop_at: Instant,
     host: String,
     config: Config,
+    joins: Mutex<HashMap<String, Join>>,
+    join_latencies_us: Mutex<Vec<u32>>,
+    /// Lobby mode: each room's turn send times, shared by its two players.
+    sent_by_room: Mutex<HashMap<String, SentTimes>>,
+}
+
+impl Shared {
+    /// Records one event of a lobby match; the third (accept and both states) completes it.
+    fn join_event(&self, room: &str, f: impl FnOnce(&mut Join)) {
+        let mut joins = self.joins.lock().expect("joins lock");
+        let j = joins.entry(room.to_string()).or_default();
+        f(j);
+        if let (Some(t0), 2) = (j.accepted, j.in_room.len()) {
+            let last = j.in_room.iter().max().copied().unwrap_or(t0);
+            let us = last.saturating_duration_since(t0).as_micros().min(u128::from(u32::MAX)) as u32;
+            joins.remove(room);
+            self.join_latencies_us.lock().expect("join latencies lock").push(us);
+        }
+    }
+}
+
+/// Percentile `p` of sorted microseconds, in ms (0 when empty).
+fn percentile(sorted_us: &[u32], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return 0.0;
+    }
+    let i = ((p * sorted_us.len() as f64).ceil() as usize).clamp(1, sorted_us.len()) - 1;
+    f64::from(sorted_us[i]) / 1000.0
 }
 
 /// Runs the test; `live` can be watched meanwhile.
@@ -138,7 +208,10 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         Some(u) => (None, loopback(u, "the load test")?.to_string(), u.clone()),
         None => {
             // Online play's per-address budgets raised: every client shares one address.
-            let s = LocalServer::start("loadtest", Limits::loadtest(config.rooms), routes)?;
+            // A lobby player holds a lobby and a room connection and makes identities,
+            // challenges and rooms: the budgets are sized for twice as many.
+            let sized = if config.lobby { 2 * config.rooms } else { config.rooms };
+            let s = LocalServer::start("loadtest", Limits::loadtest(sized), routes)?;
             let host = s.addr.to_string();
             (Some(s), host, "in-process".to_string())
         }
@@ -151,6 +224,9 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         stop_at: start + config.ramp + config.duration,
         host,
         config: config.clone(),
+        joins: Mutex::default(),
+        join_latencies_us: Mutex::default(),
+        sent_by_room: Mutex::default(),
     });
     let mut tasks = Vec::with_capacity(config.rooms);
     for i in 0..config.rooms {
@@ -159,7 +235,15 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         let at = start + config.ramp.mul_f64(i as f64 / config.rooms as f64);
         tasks.push(tokio::spawn(async move {
             tokio::time::sleep_until(at.into()).await;
-            slot(shared, i as u64).await;
+            if shared.config.lobby {
+                // The pair's players start independently: the challenger first, then
+                // the acceptor, who picks any challenge listed.
+                let acceptor = tokio::spawn(lobby_player(shared.clone(), i as u64, false));
+                lobby_player(shared, i as u64, true).await;
+                let _ = acceptor.await;
+            } else {
+                slot(shared, i as u64).await;
+            }
         }));
     }
     for t in tasks {
@@ -168,13 +252,20 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
     let seconds = config.duration.as_secs_f64();
     let mut lat = std::mem::take(&mut *shared.latencies_us.lock().expect("latencies lock"));
     lat.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if lat.is_empty() {
-            return 0.0;
+    let pct = |p: f64| percentile(&lat, p);
+    let lobby = config.lobby.then(|| {
+        let mut j = std::mem::take(&mut *shared.join_latencies_us.lock().expect("join latencies lock"));
+        j.sort_unstable();
+        LobbyReport {
+            players: 2 * config.rooms,
+            pairs_met: live.matched.load(Ordering::Relaxed),
+            joined: j.len() as u64,
+            join_p50_ms: percentile(&j, 0.50),
+            join_p99_ms: percentile(&j, 0.99),
+            join_max_ms: j.last().map_or(0.0, |&m| f64::from(m) / 1000.0),
+            accepts_lost: live.accepts_lost.load(Ordering::Relaxed),
         }
-        let i = ((p * lat.len() as f64).ceil() as usize).clamp(1, lat.len()) - 1;
-        f64::from(lat[i]) / 1000.0
-    };
+    });
     Ok(Report {
         rooms: config.rooms,
         clients: 2 * config.rooms,
@@ -190,6 +281,7 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         errors: live.errors.load(Ordering::Relaxed),
         error_kinds: live.error_kinds.lock().expect("errors lock").clone(),
         server: server_name,
+        lobby,
     })
 }
 
@@ -223,6 +315,7 @@ async fn slot(shared: Arc<Shared>, index: u64) {
             Side::South,
             sent.clone(),
             seed,
+            false,
         );
         let north = client(
             shared.clone(),
@@ -231,6 +324,7 @@ async fn slot(shared: Arc<Shared>, index: u64) {
             Side::North,
             sent,
             seed ^ 1,
+            false,
         );
         let (a, b) = tokio::join!(south, north);
         if a.is_err() || b.is_err() {
@@ -238,6 +332,122 @@ async fn slot(shared: Arc<Shared>, index: u64) {
             return;
         }
         game += 1;
+    }
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// One lobby player with its own identity: meets an opponent through the lobby (posts a
+/// challenge, or accepts one of those listed), plays the game in its room, and meets
+/// again until the run ends.
+async fn lobby_player(shared: Arc<Shared>, index: u64, challenger: bool) {
+    // A fresh identity per player and run (the secret is never derived from the seed).
+    let secret = format!("{:032x}", rand::rngs::StdRng::from_os_rng().random::<u128>());
+    let name = format!("{}{index}", if challenger { "c" } else { "a" });
+    let mut rng = SmallRng::seed_from_u64(shared.config.seed ^ (index << 21) ^ u64::from(challenger));
+    let mut game = 0u64;
+    while Instant::now() < shared.stop_at {
+        let url = format!("ws://{}/api/online/lobby/ws", shared.host);
+        let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
+            shared.live.error("lobby connect");
+            return;
+        };
+        shared.live.connected.fetch_add(1, Ordering::Relaxed);
+        let met = meet(&shared, &mut ws, &secret, &name, challenger, &mut rng).await;
+        shared.live.connected.fetch_sub(1, Ordering::Relaxed);
+        // As the page does: the lobby is left for the room.
+        let _ = ws.close(None).await;
+        let Ok(Some((room, side, token))) = met else { return };
+        // The two players of a room share the turns' send times, whoever reaches it first.
+        let sent = shared.sent_by_room.lock().expect("rooms lock").entry(room.clone()).or_default().clone();
+        let seed = shared.config.seed ^ (index << 21) ^ (game << 1) ^ u64::from(challenger);
+        let played = client(shared.clone(), room.clone(), token, side, sent, seed, true).await;
+        shared.sent_by_room.lock().expect("rooms lock").remove(&room);
+        if played.is_err() {
+            // Counted by the client already.
+            return;
+        }
+        game += 1;
+    }
+}
+
+/// In the lobby until matched: the room, this player's side and seat token; `None` when
+/// the run ended first.
+async fn meet(
+    shared: &Shared,
+    ws: &mut Ws,
+    secret: &str,
+    name: &str,
+    challenger: bool,
+    rng: &mut SmallRng,
+) -> Result<Option<(String, Side, String)>, ()> {
+    let hello = json!({"type": "hello", "player": secret, "name": name});
+    ws.send(Message::text(hello.to_string())).await.map_err(|_| shared.live.error("lobby closed"))?;
+    if challenger {
+        let c = json!({"type": "challenge", "ruleset": shared.config.ruleset.to_string(), "side": "random"});
+        ws.send(Message::text(c.to_string())).await.map_err(|_| shared.live.error("lobby closed"))?;
+    }
+    // Open challenges listed to this player, and the accept in flight.
+    let mut listed: Vec<String> = Vec::new();
+    let mut accepting: Option<Instant> = None;
+    let stop = tokio::time::sleep_until(shared.stop_at.into());
+    tokio::pin!(stop);
+    loop {
+        let m = tokio::select! {
+            _ = &mut stop => return Ok(None),
+            m = ws.next() => m,
+        };
+        let text = match m {
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+                shared.live.error("lobby closed");
+                return Err(());
+            }
+            Some(Ok(_)) => continue,
+        };
+        let Ok(v) = serde_json::from_str::<Value>(&text) else {
+            shared.live.error("bad JSON");
+            continue;
+        };
+        match v["type"].as_str() {
+            Some("welcome") => {
+                listed = v["challenges"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c["id"].as_str().map(String::from))
+                    .collect();
+            }
+            Some("challenge_added") => listed.extend(v["challenge"]["id"].as_str().map(String::from)),
+            Some("challenge_removed") => listed.retain(|id| v["id"] != id.as_str()),
+            Some("matched") => {
+                let room = v["room"].as_str().unwrap_or_default().to_string();
+                let side = if v["side"] == "north" { Side::North } else { Side::South };
+                let token = v["token"].as_str().unwrap_or_default().to_string();
+                if let Some(t0) = accepting {
+                    shared.live.matched.fetch_add(1, Ordering::Relaxed);
+                    shared.join_event(&room, |j| j.accepted = Some(t0));
+                }
+                return Ok(Some((room, side, token)));
+            }
+            Some("error") => {
+                let code = v["error"].as_str().unwrap_or("error");
+                if accepting.is_some() && code == "not_found" {
+                    // Another player took it first.
+                    shared.live.accepts_lost.fetch_add(1, Ordering::Relaxed);
+                    accepting = None;
+                } else {
+                    shared.live.error(code);
+                }
+            }
+            _ => {}
+        }
+        if !challenger && accepting.is_none() && !listed.is_empty() {
+            let id = listed.swap_remove(rng.random_range(0..listed.len()));
+            accepting = Some(Instant::now());
+            let a = json!({"type": "accept", "id": id});
+            ws.send(Message::text(a.to_string())).await.map_err(|_| shared.live.error("lobby closed"))?;
+        }
     }
 }
 
@@ -261,11 +471,13 @@ async fn client(
     me: Side,
     sent: Arc<Mutex<HashMap<u32, Instant>>>,
     seed: u64,
+    lobby_match: bool,
 ) -> Result<(), ()> {
     let url = format!("ws://{}/api/online/rooms/{id}/ws", shared.host);
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.map_err(|_| shared.live.error("connect"))?;
     shared.live.connected.fetch_add(1, Ordering::Relaxed);
-    let result = play(&shared, &mut ws, &token, me, &sent, seed).await;
+    let joined = lobby_match.then_some(id.as_str());
+    let result = play(&shared, &mut ws, &token, me, &sent, seed, joined).await;
     shared.live.connected.fetch_sub(1, Ordering::Relaxed);
     let _ = ws.close(None).await;
     result
@@ -273,11 +485,12 @@ async fn client(
 
 async fn play(
     shared: &Shared,
-    ws: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    ws: &mut Ws,
     token: &str,
     me: Side,
     sent: &Mutex<HashMap<u32, Instant>>,
     seed: u64,
+    mut joined: Option<&str>,
 ) -> Result<(), ()> {
     let mut rng = SmallRng::seed_from_u64(seed);
     ws.send(Message::text(json!({"type": "hello", "token": token}).to_string())).await.map_err(|_| ())?;
@@ -316,6 +529,10 @@ async fn play(
                 let over;
                 match v["type"].as_str() {
                     Some("state") => {
+                        // A lobby match: this player is in the room.
+                        if let Some(room) = joined.take() {
+                            shared.join_event(room, |j| j.in_room.push(now));
+                        }
                         pos = v["position"].as_str().and_then(|s| s.parse().ok());
                         ply = v["ply"].as_u64().unwrap_or(0) as u32;
                         over = !v["outcome"].is_null();

@@ -1,5 +1,6 @@
 //! `matombo loadtest`: many concurrent online games on loopback; turns per second and the
-//! latency from a turn sent to the opponent receiving it.
+//! latency from a turn sent to the opponent receiving it; with `--lobby`, players who meet
+//! through the lobby first, and the time from a challenge accepted to both in the room.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -14,13 +15,23 @@ use matombo_web::online::loadtest::{self, Config, Live};
 #[command(after_help = "Examples:\n  \
     matombo loadtest --rooms 500 --duration 60          # in-process server, fresh temporary database\n  \
     matombo loadtest --rooms 50 --duration 5 --json     # the CI size, machine-readable\n  \
-    matombo loadtest --url http://127.0.0.1:8080 --rooms 10\n\n\
-    Against a separate `matombo serve`, its per-address limits (20 rooms, 64 connections by default)\n\
-    apply: the in-process server raises them for the test.")]
+    matombo loadtest --url http://127.0.0.1:8080 --rooms 10\n  \
+    matombo loadtest --lobby --players 500 --duration 60 # players meet in the lobby, then play\n\n\
+    Against a separate `matombo serve`, its per-address limits (20 rooms, 64 connections, 10 new\n\
+    player identities an hour, one challenge a second per lobby connection by default) apply:\n\
+    the in-process server raises them for the test.")]
 pub struct Args {
     /// Concurrent rooms, two clients each (1..5000).
     #[arg(long, default_value_t = 500)]
     pub rooms: usize,
+    /// Lobby traffic: players with their own identities meet through the lobby's
+    /// WebSocket (half post open challenges, the others accept one of those listed), play
+    /// the game in its room, and meet again; measures accept to both players in the room.
+    #[arg(long)]
+    pub lobby: bool,
+    /// Lobby mode: players (an even number, 2..10000); `--rooms` is then half of it.
+    #[arg(long, requires = "lobby", conflicts_with = "rooms")]
+    pub players: Option<usize>,
     /// Seconds to measure, after the ramp.
     #[arg(long, default_value_t = 30.0)]
     pub duration: f64,
@@ -52,14 +63,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let ruleset: Ruleset = args.ruleset.parse().with_context(|| format!("bad ruleset {:?}", args.ruleset))?;
     anyhow::ensure!(args.duration > 0.0 && args.duration <= 3600.0, "--duration: from 0 to 3600 seconds");
     anyhow::ensure!(args.ramp >= 0.0 && args.ramp <= 600.0, "--ramp: from 0 to 600 seconds");
+    let rooms = match args.players {
+        Some(p) => {
+            anyhow::ensure!((2..=10_000).contains(&p) && p % 2 == 0, "--players: an even number from 2 to 10000");
+            p / 2
+        }
+        None => args.rooms,
+    };
     let config = Config {
         url: args.url.clone(),
-        rooms: args.rooms,
+        rooms,
         duration: Duration::from_secs_f64(args.duration),
         ramp: Duration::from_secs_f64(args.ramp),
         ruleset,
         think: Duration::from_millis(args.think_ms),
         seed: args.seed,
+        lobby: args.lobby,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let live = Arc::new(Live::default());
@@ -69,13 +88,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let watcher = {
             let live = live.clone();
             let bar = bar.clone();
+            let lobby = args.lobby;
             tokio::spawn(async move {
                 let start = Instant::now();
                 loop {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     bar.set_position((start.elapsed().as_secs_f64() * 10.0) as u64);
+                    let met = if lobby {
+                        format!("{} pairs met, ", live.matched.load(Ordering::Relaxed))
+                    } else {
+                        String::new()
+                    };
                     bar.set_message(format!(
-                        "{} clients, {} turns, {} errors",
+                        "{} clients, {met}{} turns, {} errors",
                         live.connected.load(Ordering::Relaxed),
                         live.turns.load(Ordering::Relaxed),
                         live.errors.load(Ordering::Relaxed)
@@ -109,6 +134,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             report.games_finished,
             report.errors
         );
+        if let Some(l) = &report.lobby {
+            println!(
+                "lobby: {} players, {} pairs met ({} accepts lost to another player); accepted to both in the room \
+                 ({} pairs): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                l.players, l.pairs_met, l.accepts_lost, l.joined, l.join_p50_ms, l.join_p99_ms, l.join_max_ms
+            );
+        }
+        if !report.error_kinds.is_empty() {
+            println!("errors by kind: {:?}", report.error_kinds);
+        }
     }
     anyhow::ensure!(report.errors == 0, "{} errors during the load test", report.errors);
     if let Some(max) = args.max_p99_ms {
