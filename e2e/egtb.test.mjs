@@ -92,13 +92,14 @@ test('the server lists its tables and probes a position in them', async () => {
 
 test('the analysis board shows the tables\' result for the position shown', async (browser) => {
   const a = await post(server.url, '/api/egtb/probe', { start: START, moves: [] });
-  const page = await open(browser, `${server.url}/play?position=${encodeURIComponent(START)}&analyse_ms=300`);
+  const turn = a.best[0];
+  // A link opens the analysis board (analysing) at its turn: the start, then one turn on.
+  const link = (at) => `${server.url}/play?position=${encodeURIComponent(START)}&moves=${encodeURIComponent(turn)}&turn=${at}&analyse_ms=300`;
+  const page = await open(browser, link(0));
   const text = await exactText(page, '#analysis');
   assert(text === expected(a), `"${text}" is the probe's "${expected(a)}"`);
-  // One turn on: the line follows the position.
-  const turn = a.best[0];
   const b = await post(server.url, '/api/egtb/probe', { start: START, moves: [turn] });
-  await page.goto(`${server.url}/play?position=${encodeURIComponent(START)}&moves=${encodeURIComponent(turn)}&turn=1&analyse_ms=300`);
+  await page.goto(link(1));
   const after = await exactText(page, '#analysis');
   assert(after === expected(b), `after ${turn}: "${after}" is the probe's "${expected(b)}"`);
   await page.screenshot({ path: join(out, 'egtb-analysis.png') });
@@ -129,7 +130,7 @@ test('the review page shows the tables\' result at each position', async (browse
 test('a server without tables shows no exact result', async (browser) => {
   const list = await (await fetch(`${base}/api/egtb`)).json();
   assert(list.tables.length === 0, 'the test server has no tables');
-  const page = await open(browser, `${base}/play?position=${encodeURIComponent(START)}&analyse_ms=300`);
+  const page = await open(browser, `${base}/play?position=${encodeURIComponent(START)}&moves=B6&turn=0&analyse_ms=300`);
   await page.waitForFunction(() => document.querySelectorAll('#analysis-lines li').length > 0, null, { timeout: 30000 });
   const text = await page.$eval('#analysis', (e) => e.querySelector('#egtb-result')?.textContent || '');
   assert(text === '', `no exact result: "${text}"`);
