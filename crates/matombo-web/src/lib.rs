@@ -11,6 +11,7 @@ pub mod assets;
 pub mod attack;
 pub mod egtb;
 pub mod headers;
+pub mod learn;
 pub mod limits;
 mod local;
 pub mod offline;
@@ -55,6 +56,8 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
         .route("/rules/{game}", get(pages::rules_page))
         .route("/play", get(pages::play_page))
         .route("/review", get(pages::review_page))
+        .route("/learn", get(learn::index_page))
+        .route("/learn/{id}", get(learn::lesson_page))
         .route("/static/{*path}", get(assets::static_file))
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))

@@ -40,6 +40,7 @@ pub fn service_worker(t: Target) -> String {
         // Pages in the visitor's language (the cookie goes with the worker's requests).
         Target::Server => {
             files.extend(["rules/tsoro", "rules/nsolo", "play", "review"].map(String::from));
+            files.extend(crate::learn::offline_files(t));
             files.extend(assets::page_files().iter().map(|f| format!("static/{}/{f}", assets::version())));
         }
         Target::Site => {
@@ -48,6 +49,7 @@ pub fn service_worker(t: Target) -> String {
                     files.push(Target::site_file(p, lang));
                 }
             }
+            files.extend(crate::learn::offline_files(t));
             files.extend(assets::page_files().iter().map(|f| format!("static/{f}")));
         }
     }

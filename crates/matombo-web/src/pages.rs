@@ -136,7 +136,7 @@ pub struct PageQuery {
 }
 
 /// Picks the language: `?lang=`, then the `lang` cookie, then Accept-Language, then English.
-fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, bool) {
+pub(crate) fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, bool) {
     let known = |s: &str| LANGUAGES.iter().map(|(c, _)| *c).find(|c| *c == s.trim());
     if let Some(l) = q.lang.as_deref().and_then(known) {
         return (l, true);
@@ -159,7 +159,7 @@ fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, bool) {
 
 /// A whole HTML page. `here` is the page ("index", "rules-tsoro", "play") and its query
 /// (without `lang`), for the language switch; `script` is the page's module under `js/`.
-fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str), main: &str, script: &str) -> String {
+pub(crate) fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str), main: &str, script: &str) -> String {
     let mut switch = String::new();
     for (code, name) in LANGUAGES {
         let current = if code == lang { " aria-current=\"true\"" } else { "" };
@@ -183,7 +183,7 @@ fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str)
 <body class="{body_class}">
 <header class="site">
 <a class="brand" href="{home}"><img src="{st}/img/icon.svg" alt="" width="28" height="28"> matombo</a>
-<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a>{online}</nav>
+<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a><a href="{learn}" id="nav-learn">{learn_word}</a>{online}</nav>
 <nav class="langs" aria-label="{language}">{switch}</nav>
 </header>
 <main id="main">
@@ -202,6 +202,8 @@ fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str)
         home = esc(&t.href("index", lang, "")),
         tsoro = esc(&t.href("rules-tsoro", lang, "")),
         nsolo = esc(&t.href("rules-nsolo", lang, "")),
+        learn = esc(&t.href("learn", lang, "")),
+        learn_word = esc(&word(lang, "learn")),
         // Online play needs the server: a static site has no such page.
         online = match t {
             Target::Server => format!(
@@ -223,7 +225,7 @@ fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str)
 }
 
 /// A page as an HTTP response; `set_cookie` remembers the language asked for.
-fn respond(lang: &str, set_cookie: bool, html: String) -> Response {
+pub(crate) fn respond(lang: &str, set_cookie: bool, html: String) -> Response {
     let mut resp = Html(html).into_response();
     if set_cookie {
         let cookie = format!("lang={lang}; Path=/; Max-Age=31536000; SameSite=Lax");
@@ -232,7 +234,7 @@ fn respond(lang: &str, set_cookie: bool, html: String) -> Response {
     resp
 }
 
-fn error_page(lang: &str, status: StatusCode, message: &str) -> Response {
+pub(crate) fn error_page(lang: &str, status: StatusCode, message: &str) -> Response {
     let main = format!(
         "<section class=\"error\"><h1>{}</h1><p>{}</p><p><a href=\"/?lang={lang}\">matombo</a></p></section>",
         status.as_u16(),
@@ -453,6 +455,7 @@ pub fn rules_html(t: Target, lang: &str, kind: GameKind, ruleset: Ruleset) -> Op
 <div class="rules-variant">
 {form}
 <a class="button primary" id="play-link" href="{play_href}">{play}</a>
+<a class="button" id="learn-link" href="{learn_href}">{learn}</a>
 </div>
 <nav class="toc" aria-label="{rules}"><ol>{toc}</ol></nav>
 {body}
@@ -464,6 +467,8 @@ pub fn rules_html(t: Target, lang: &str, kind: GameKind, ruleset: Ruleset) -> Op
         play_href = esc(&t.href("play", lang, &format!("ruleset={}", url_encode(&ruleset.to_string())))),
         play = esc(&word(lang, "play_this_game")),
         rules = esc(&word(lang, "rules")),
+        learn_href = esc(&t.href("learn", lang, "")),
+        learn = esc(&word(lang, "learn_by_playing")),
     );
     let rules_page = format!("rules-{game}");
     Some(page(t, lang, &format!("{name} – matombo"), "rules-page", (&rules_page, &here), &main, "rules.js"))

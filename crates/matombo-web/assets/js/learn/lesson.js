@@ -1,0 +1,248 @@
+// A lesson page: the demonstration plays its turns through the engine on a small board;
+// then each task is played on the real board, one decision at a time through the engine
+// (engine.js `request`, the same answers as POST /api/game). After each of the learner's
+// steps (the start, each head choice, the whole bonus) the task's goal is compared with the
+// engine's answers (goal.js): met, the task is solved; the turn over without it, the turn is
+// refused and the board set back, with what happened and a hint. Nothing here decides a
+// rule: the holes offered, the head choice and the bonus picks allowed are the engine's.
+import { Board, bonusOrder, sortPicks } from '../board.js';
+import { request } from '../engine.js';
+import { describe, meets } from './goal.js';
+import * as progress from './progress.js';
+
+const $ = (id) => document.getElementById(id);
+const words = JSON.parse($('ui-words').textContent);
+const data = JSON.parse($('lesson-data').textContent);
+const say = data.words;
+const root = $('lesson');
+const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+const speed = Number(localStorage.getItem('matombo-speed') ?? 2);
+const sleep = (ms) => new Promise((r) => setTimeout(r, speed >= 4 ? ms / 4 : ms));
+const sideWord = (s) => (s === 'north' ? words.north : words.south);
+
+/** A board for the ruleset `info` (the engine's), with row letters and hole numbers shown. */
+function makeBoard(host, info, interactive) {
+  const board = new Board(host, { n: info.n, heads: info.head_holes, words, labels: true, interactive });
+  board.setSpeed(speed);
+  return board;
+}
+
+// ---------------------------------------------------------------- the demonstration
+
+let demoBoard = null;
+let demoRun = 0;
+
+async function playDemo() {
+  const run = ++demoRun;
+  const demo = data.demo;
+  if (demoBoard && demoBoard.animating) demoBoard.skip();
+  root.dataset.demo = 'playing';
+  $('btn-demo').disabled = true;
+  let state = await request('/api/game', { start: demo.position });
+  if (!demoBoard) demoBoard = makeBoard($('demo-board'), state.ruleset, false);
+  demoBoard.setRows(state.rows);
+  demoBoard.setMarks({ hint: demo.mark || null });
+  $('demo-move').textContent = '';
+  await sleep(700);
+  for (let i = 0; i < demo.moves.length && run === demoRun; i++) {
+    const mover = state.to_move;
+    state = await request('/api/game', { start: demo.position, moves: demo.moves.slice(0, i), token: demo.moves[i] });
+    $('demo-move').textContent = fill(say.demo_move, { side: sideWord(mover), move: demo.moves[i] });
+    // The start hole is where the engine's first lap was lifted from.
+    demoBoard.setMarks({ hint: demo.mark || null, last: state.events.length ? [state.events[0].from] : [] });
+    await demoBoard.animate(state.events, mover === 'north' ? 'North' : 'South');
+    if (run !== demoRun) return;
+    demoBoard.setRows(state.rows);
+    await sleep(900);
+  }
+  if (run === demoRun) {
+    root.dataset.demo = 'done';
+    $('btn-demo').disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------- the tasks
+
+let board = null;
+let boardKey = '';
+let index = 0; // the task shown
+let task = null;
+let state = null; // the engine's last answer for the task
+let seen = null; // the learner's steps so far: decisions, events, last answer
+let picks = []; // bonus holes picked but not yet sent, in the order clicked
+let preview = null; // the engine's answer with those picks taken
+let offered = []; // the holes the engine accepts as the next pick
+let busy = false;
+let solved = false;
+
+const body = (extra = {}) => ({ start: task.position, moves: task.moves || [], pending: seen.decisions, ...extra });
+const takes = (list) => sortPicks(list, 'South', state.ruleset.n).map((h) => `take ${h}`);
+
+function feedback(text, kind) {
+  $('feedback').textContent = text;
+  $('feedback').dataset.kind = kind || '';
+}
+
+/** Shows the task's hint and outlines the solution's start (its first lap, as the engine sows it). */
+async function showHint() {
+  $('hint').hidden = false;
+  $('hint').textContent = `${say.hint_label} ${task.hint}`;
+  const played = await request('/api/game', { start: task.position, moves: task.moves || [], token: task.solution });
+  if (board && !solved && !busy) board.setMarks({ hint: played.events[0].from });
+}
+
+async function loadTask(i, keepFeedback = false) {
+  root.dataset.state = 'busy';
+  index = i;
+  task = data.tasks[i];
+  seen = { decisions: [], events: [], state: null };
+  picks = [];
+  preview = null;
+  solved = false;
+  state = await request('/api/game', body());
+  seen.state = state;
+  const key = `${state.ruleset.n}|${state.ruleset.head_holes.join(',')}`;
+  if (!board || key !== boardKey) {
+    board = makeBoard($('task-board'), state.ruleset, true);
+    boardKey = key;
+    board.onClick = onHole;
+  }
+  board.setMarks({});
+  if (!keepFeedback) {
+    feedback('');
+    $('hint').hidden = true;
+  }
+  $('task-prompt').textContent = task.prompt;
+  $('task-count').textContent = `· ${fill(say.task_k_of_n, { k: i + 1, n: data.tasks.length })}`;
+  await render();
+}
+
+async function render() {
+  const bonus = state.phase === 'bonus' && !solved;
+  if (bonus) {
+    // Each candidate is tried in the engine: a hole is offered only if it accepts it.
+    offered = [];
+    for (const h of bonusOrder('South', state.ruleset.n)) {
+      try {
+        await request('/api/game', body({ apply: takes([...picks, h]) }));
+        offered.push(h);
+      } catch (_) {
+        /* not a legal pick now */
+      }
+    }
+    preview = picks.length ? await request('/api/game', body({ apply: takes(picks) })) : null;
+  }
+  board.setRows(preview && bonus ? preview.rows : state.rows);
+  const open = !busy && !solved;
+  board.setClickable(open ? (bonus ? offered : state.phase === 'start' ? state.clickable : []) : [], bonus ? 'take' : 'start');
+  if (bonus) board.setMarks({ picked: picks });
+  const head = open && state.phase === 'head';
+  $('btn-continue').hidden = $('btn-stop').hidden = !head;
+  $('btn-continue').disabled = !state.legal.includes('continue');
+  $('btn-stop').disabled = !state.legal.includes('stop');
+  // Tsoro's bonus may be cut short; Nsolo's must be taken whole.
+  $('btn-done').hidden = !(open && bonus && state.ruleset.game === 'tsoro');
+  let prompt = '';
+  if (head) prompt = fill(words.head_choice, { hole: state.head });
+  else if (open && bonus) {
+    const left = state.left - picks.length;
+    prompt =
+      state.ruleset.game === 'tsoro'
+        ? left === 1
+          ? words.take_up_to_one
+          : fill(words.take_up_to, { n: left })
+        : left === 1
+          ? words.take_one_more
+          : fill(words.take_n_more, { n: left });
+  } else if (open) prompt = words.choose_start;
+  $('prompt').textContent = prompt;
+  $('btn-next-task').hidden = !solved || index + 1 >= data.tasks.length;
+  $('btn-retry').disabled = busy;
+  $('btn-hint').disabled = solved;
+  const done = progress.solved(data.id);
+  for (const li of document.querySelectorAll('#task-steps li')) {
+    const i = Number(li.dataset.task);
+    li.classList.toggle('done', done.includes(i));
+    li.classList.toggle('current', i === index);
+  }
+  $('lesson-done').hidden = done.length < data.tasks.length;
+  root.dataset.task = String(index);
+  root.dataset.phase = state.phase;
+  root.dataset.state = busy ? 'busy' : solved ? 'solved' : 'ready';
+}
+
+/** Sends one step of the learner's turn, animates it, then checks the goal. */
+async function step(decisions) {
+  if (busy || solved) return;
+  busy = true;
+  root.dataset.state = 'busy';
+  board.setMarks({});
+  await render();
+  let next;
+  try {
+    next = await request('/api/game', body({ apply: decisions }));
+  } catch (e) {
+    busy = false;
+    feedback(`${words.illegal}: ${e.message}`, 'wrong');
+    await render();
+    return;
+  }
+  if (preview) board.setRows(state.rows);
+  await board.animate(next.events, 'South');
+  seen = { decisions: [...seen.decisions, ...decisions], events: [...seen.events, ...next.events], state: next };
+  state = next;
+  picks = [];
+  preview = null;
+  if (meets(task.goal, seen)) {
+    solved = true;
+    busy = false;
+    progress.mark(data.id, index);
+    feedback(`${say.correct} ${describe(seen, say, fill)}`, 'right');
+    await render();
+    const after = $('btn-next-task').hidden ? $('lesson-done').querySelector('a') : $('btn-next-task');
+    if (after) after.focus();
+    return;
+  }
+  if (next.played.length) {
+    // The turn is over without the goal: it is refused and the board set back.
+    feedback(`${say.not_quite} ${describe(seen, say, fill)} ${say.set_back}`, 'wrong');
+    root.dataset.state = 'refused';
+    board.setRows(next.rows);
+    await sleep(1200);
+    busy = false;
+    await loadTask(index, true);
+    await showHint();
+    root.dataset.refused = String(Number(root.dataset.refused || 0) + 1);
+    return;
+  }
+  busy = false;
+  await render();
+}
+
+async function onHole(label) {
+  if (busy || solved) return;
+  if (state.phase === 'start') return step([`sow ${label}`]);
+  if (state.phase !== 'bonus' || !offered.includes(label)) return;
+  busy = true;
+  root.dataset.state = 'busy';
+  picks.push(label);
+  const after = await request('/api/game', body({ apply: takes(picks) }));
+  busy = false;
+  // The last pick the bonus allows completes the turn: the picks are sent as one step.
+  if (after.phase !== 'bonus' || after.played.length) return step(takes(picks));
+  await render();
+}
+
+$('btn-continue').addEventListener('click', () => step(['continue']));
+$('btn-stop').addEventListener('click', () => step(['stop']));
+$('btn-done').addEventListener('click', () => step([...takes(picks), 'done']));
+$('btn-hint').addEventListener('click', showHint);
+$('btn-retry').addEventListener('click', () => !busy && loadTask(index));
+$('btn-next-task').addEventListener('click', () => loadTask(index + 1));
+$('btn-demo').addEventListener('click', playDemo);
+
+// The first task not yet solved (all solved: the first again, to practise).
+const done = progress.solved(data.id);
+const first = data.tasks.findIndex((_, i) => !done.includes(i));
+await loadTask(first < 0 ? 0 : first);
+playDemo();
