@@ -68,7 +68,7 @@ fn steps(decisions: &[Decision]) -> Vec<Vec<String>> {
     for d in decisions {
         let bonus = matches!(d, Decision::Take(_) | Decision::Done);
         match out.last_mut() {
-            Some(last) if bonus && last[0].starts_with("take") || bonus && last[0] == "done" => {
+            Some(last) if bonus && last[0].starts_with("take") => {
                 last.push(d.to_string())
             }
             _ => out.push(vec![d.to_string()]),
