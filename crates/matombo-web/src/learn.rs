@@ -127,7 +127,9 @@ fn load_json(path: &str) -> Value {
 /// The lessons of `assets/content/lessons.json`.
 pub fn lessons() -> &'static Lessons {
     static L: OnceLock<Lessons> = OnceLock::new();
-    L.get_or_init(|| serde_json::from_value(load_json("content/lessons.json")).expect("lessons.json has the lessons' shape"))
+    L.get_or_init(|| {
+        serde_json::from_value(load_json("content/lessons.json")).expect("lessons.json has the lessons' shape")
+    })
 }
 
 fn texts() -> &'static Value {
@@ -238,7 +240,11 @@ pub fn lesson_html(t: Target, lang: &str, index: usize) -> String {
             w("next_lesson"),
             w(&format!("{}_title", n.id)),
         ),
-        None => format!("<a class=\"button primary\" id=\"next-lesson\" href=\"{}\">{}</a>", esc(&t.href("play", lang, "")), w("play_a_game")),
+        None => format!(
+            "<a class=\"button primary\" id=\"next-lesson\" href=\"{}\">{}</a>",
+            esc(&t.href("play", lang, "")),
+            w("play_a_game")
+        ),
     };
     let main = format!(
         r#"{css}
@@ -282,9 +288,9 @@ pub fn lesson_html(t: Target, lang: &str, index: usize) -> String {
         id = esc(id),
         index_href = esc(&t.href("learn", lang, "")),
         all_lessons = w("all_lessons"),
-        lesson_k = esc(
-            &text(lang, "lesson_k_of_n").replace("{k}", &(index + 1).to_string()).replace("{n}", &all.len().to_string())
-        ),
+        lesson_k = esc(&text(lang, "lesson_k_of_n")
+            .replace("{k}", &(index + 1).to_string())
+            .replace("{n}", &all.len().to_string())),
         title = w(&format!("{id}_title")),
         body = w(&format!("{id}_text")),
         watch = w("watch"),

@@ -159,7 +159,15 @@ pub(crate) fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, boo
 
 /// A whole HTML page. `here` is the page ("index", "rules-tsoro", "play") and its query
 /// (without `lang`), for the language switch; `script` is the page's module under `js/`.
-pub(crate) fn page(t: Target, lang: &str, title: &str, body_class: &str, here: (&str, &str), main: &str, script: &str) -> String {
+pub(crate) fn page(
+    t: Target,
+    lang: &str,
+    title: &str,
+    body_class: &str,
+    here: (&str, &str),
+    main: &str,
+    script: &str,
+) -> String {
     let mut switch = String::new();
     for (code, name) in LANGUAGES {
         let current = if code == lang { " aria-current=\"true\"" } else { "" };

@@ -68,9 +68,7 @@ fn steps(decisions: &[Decision]) -> Vec<Vec<String>> {
     for d in decisions {
         let bonus = matches!(d, Decision::Take(_) | Decision::Done);
         match out.last_mut() {
-            Some(last) if bonus && last[0].starts_with("take") => {
-                last.push(d.to_string())
-            }
+            Some(last) if bonus && last[0].starts_with("take") => last.push(d.to_string()),
             _ => out.push(vec![d.to_string()]),
         }
     }
@@ -100,7 +98,9 @@ fn solves(task: &Task, token: &str) -> Result<bool, String> {
 
 fn copy(e: &EventJson) -> EventJson {
     match e {
-        EventJson::Lap { from, stones, last } => EventJson::Lap { from: from.clone(), stones: *stones, last: last.clone() },
+        EventJson::Lap { from, stones, last } => {
+            EventJson::Lap { from: from.clone(), stones: *stones, last: last.clone() }
+        }
         EventJson::Capture { hole, stones } => EventJson::Capture { hole: hole.clone(), stones: *stones },
     }
 }
@@ -138,7 +138,11 @@ fn every_demonstration_is_legal() {
         }
         if let Some(h) = &d.mark {
             let pos: Position = d.position.parse().unwrap();
-            assert!(h.parse::<matombo_core::Hole>().is_ok_and(|h| h.check(pos.ruleset().size()).is_ok()), "{}: mark {h}", l.id);
+            assert!(
+                h.parse::<matombo_core::Hole>().is_ok_and(|h| h.check(pos.ruleset().size()).is_ok()),
+                "{}: mark {h}",
+                l.id
+            );
         }
     }
 }
@@ -148,7 +152,8 @@ fn every_task_is_solved_by_its_solution_and_by_no_wrong_turn() {
     for l in &lessons().lessons {
         for (i, task) in l.tasks.iter().enumerate() {
             let name = format!("{} task {}", l.id, i + 1);
-            let start = matombo_api::replay(&task.position, &task.moves).unwrap_or_else(|e| panic!("{name}: {}", e.message));
+            let start =
+                matombo_api::replay(&task.position, &task.moves).unwrap_or_else(|e| panic!("{name}: {}", e.message));
             assert_eq!(start.position().side_to_move(), Side::South, "{name}: the learner plays South");
             assert!(start.outcome().is_none(), "{name}: the game is not over");
             assert!(!task.goal.is_empty(), "{name}: a goal");

@@ -117,21 +117,26 @@ async function loadTask(i, keepFeedback = false) {
   await render();
 }
 
+/**
+ * The bonus holes the engine accepts as the next pick, with `picks` taken first (each set
+ * sent in canonical order), and the board with those picks taken.
+ */
+async function refreshBonus() {
+  offered = [];
+  for (const h of bonusOrder('South', state.ruleset.n)) {
+    try {
+      await request('/api/game', body({ apply: takes([...picks, h]) }));
+      offered.push(h);
+    } catch (_) {
+      /* not a legal pick now */
+    }
+  }
+  preview = picks.length ? await request('/api/game', body({ apply: takes(picks) })) : null;
+}
+
 async function render() {
   const bonus = state.phase === 'bonus' && !solved;
-  if (bonus) {
-    // Each candidate is tried in the engine: a hole is offered only if it accepts it.
-    offered = [];
-    for (const h of bonusOrder('South', state.ruleset.n)) {
-      try {
-        await request('/api/game', body({ apply: takes([...picks, h]) }));
-        offered.push(h);
-      } catch (_) {
-        /* not a legal pick now */
-      }
-    }
-    preview = picks.length ? await request('/api/game', body({ apply: takes(picks) })) : null;
-  }
+  if (bonus) await refreshBonus();
   board.setRows(preview && bonus ? preview.rows : state.rows);
   const open = !busy && !solved;
   board.setClickable(open ? (bonus ? offered : state.phase === 'start' ? state.clickable : []) : [], bonus ? 'take' : 'start');
@@ -172,8 +177,8 @@ async function render() {
 }
 
 /** Sends one step of the learner's turn, animates it, then checks the goal. */
-async function step(decisions) {
-  if (busy || solved) return;
+async function step(decisions, already = false) {
+  if ((busy && !already) || solved) return;
   busy = true;
   root.dataset.state = 'busy';
   board.setMarks({});
@@ -226,16 +231,36 @@ async function onHole(label) {
   busy = true;
   root.dataset.state = 'busy';
   picks.push(label);
-  const after = await request('/api/game', body({ apply: takes(picks) }));
-  busy = false;
-  // The last pick the bonus allows completes the turn: the picks are sent as one step.
-  if (after.phase !== 'bonus' || after.played.length) return step(takes(picks));
-  await render();
+  // Complete when the engine's count of picks is reached or no hole can be added.
+  if (picks.length < state.left) {
+    await refreshBonus();
+    if (offered.length) {
+      busy = false;
+      return render();
+    }
+  }
+  return commitPicks();
+}
+
+/**
+ * Sends the bonus as one step: the picks in canonical order, then `done` if the engine
+ * still waits for picks (a Tsoro bonus cut short).
+ */
+async function commitPicks() {
+  busy = true;
+  root.dataset.state = 'busy';
+  const list = takes(picks);
+  let rest = ['done'];
+  if (list.length) {
+    const after = await request('/api/game', body({ apply: list }));
+    if (after.phase !== 'bonus' || after.played.length) rest = [];
+  }
+  return step([...list, ...rest], true);
 }
 
 $('btn-continue').addEventListener('click', () => step(['continue']));
 $('btn-stop').addEventListener('click', () => step(['stop']));
-$('btn-done').addEventListener('click', () => step([...takes(picks), 'done']));
+$('btn-done').addEventListener('click', () => !busy && !solved && commitPicks());
 $('btn-hint').addEventListener('click', showHint);
 $('btn-retry').addEventListener('click', () => !busy && loadTask(index));
 $('btn-next-task').addEventListener('click', () => loadTask(index + 1));
