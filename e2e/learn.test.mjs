@@ -120,6 +120,16 @@ test('a wrong turn is refused with what happened and a hint; then solved', async
   await click(page, 'B2');
   await page.click('#btn-stop');
   await ready(page, 'solved');
+  // A bonus cut short with Done is sent with the picks made: b2 alone is not the task.
+  await page.goto(`${base}/learn/bonus`);
+  await ready(page);
+  await click(page, 'B6');
+  await click(page, 'b2');
+  await page.click('#btn-done');
+  await page.waitForFunction(() => document.getElementById('lesson').dataset.refused === '1', null, { timeout: 30000 });
+  await ready(page);
+  assert((await page.textContent('#feedback')).includes('b2'), 'the capture of b2 is reported');
+  assert((await count(page, 'b2')) === 3, 'the board is set back');
   assert(!page.errors.length, page.errors.join('\n'));
   await page.context().close();
 });

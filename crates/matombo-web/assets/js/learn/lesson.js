@@ -194,6 +194,7 @@ async function step(decisions, already = false) {
   }
   if (preview) board.setRows(state.rows);
   await board.animate(next.events, 'South');
+  board.setMarks({});
   seen = { decisions: [...seen.decisions, ...decisions], events: [...seen.events, ...next.events], state: next };
   state = next;
   picks = [];
