@@ -375,6 +375,15 @@ mod tests {
         assert!(last.contains("href=\"/play?lang=fi\""), "the last lesson leads to the board");
     }
 
+    #[tokio::test]
+    async fn an_unknown_lesson_is_not_found() {
+        let q = || Query(pages::PageQuery::default());
+        let found = lesson_page(Path("relay".into()), q(), HeaderMap::new()).await;
+        assert_eq!(found.status(), StatusCode::OK);
+        let missing = lesson_page(Path("chess".into()), q(), HeaderMap::new()).await;
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    }
+
     #[test]
     fn the_static_site_and_the_offline_cache_hold_every_lesson() {
         let n = lessons().lessons.len();
