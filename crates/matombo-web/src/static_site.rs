@@ -1,4 +1,4 @@
-//! The site as static files (`matombo site DIR`): the catalogue, the rules, the board and the review
+//! The site as static files (`matombo site DIR`): the catalogue, the rules, the board, the review and the lessons
 //! in every language, the engine and the offline worker, with relative links, for any static
 //! file server. Online play needs the server and is not part of it.
 
