@@ -674,7 +674,8 @@ async function send(extra) {
     return;
   }
   $('btn-skip').disabled = false;
-  if (!(next.phase === 'bonus' && next.moves.length === state.moves.length)) await board.animate(next.events, mover);
+  const pickOnly = state.phase === 'bonus' && next.phase === 'bonus' && next.moves.length === state.moves.length;
+  if (!pickOnly) await board.animate(next.events, mover);
   if (gen !== generation) {
     // New game (or a loaded game) while this turn was animating: it belongs to the old game.
     busy = false;

@@ -358,7 +358,8 @@ async function decide(list) {
     render();
     return;
   }
-  if (!(next.phase === 'bonus' && next.moves.length === room.moves.length)) await board.animate(next.events, Side(mover));
+  const pickOnly = view.phase === 'bonus' && next.phase === 'bonus' && next.moves.length === room.moves.length;
+  if (!pickOnly) await board.animate(next.events, Side(mover));
   busy = false;
   if (next.moves.length > room.moves.length) {
     const ply = room.moves.length;
