@@ -17,7 +17,7 @@ fn any_position() -> impl Strategy<Value = Position> {
 
 /// A token's picks as single picks (Nsolo's `xb3:2` is two picks of `b3`).
 fn single_picks(token: &Token) -> Vec<Hole> {
-    token.picks.iter().flat_map(|p| std::iter::repeat(p.hole).take(p.times as usize)).collect()
+    token.picks.iter().flat_map(|p| std::iter::repeat_n(p.hole, p.times as usize)).collect()
 }
 
 /// The decisions of a token before its bonus picks.
