@@ -25,11 +25,13 @@ use matombo_ai::clock::Instant;
 use matombo_ai::{Level, Limits, MATE, MATE_BOUND};
 use matombo_core::{
     Decision, Event, Game, GameKind, Hole, Outcome, Phase, Position, Record, Row, Ruleset, Side, Termination, Token,
-    Turn,
+    TurnBuilder,
 };
 use serde::{Deserialize, Serialize};
 
+mod notation;
 pub mod review;
+pub use notation::{ruleset, setup, RulesetRequest, SetupAnswer, SetupRequest};
 pub use review::{
     review, review_position, review_record, PositionScoreJson, ReviewAnswer, ReviewPositionRequest, ReviewRequest,
 };
@@ -336,10 +338,13 @@ pub struct GameRequest {
     /// Turns played, as tokens (RULES.md §6.3).
     #[serde(default)]
     pub moves: Vec<String>,
-    /// Decisions already taken in the turn in progress (RULES.md §6.4).
+    /// Decisions already taken in the turn in progress (RULES.md §6.4), except that bonus
+    /// picks (`take <hole>`) may come in any order: the turn is recorded in canonical order
+    /// once the bonus is complete.
     #[serde(default)]
     pub pending: Vec<String>,
-    /// Decisions to take now; their events are reported for animation.
+    /// Decisions to take now (bonus picks in any order, as in `pending`); their events are
+    /// reported for animation.
     #[serde(default)]
     pub apply: Vec<String>,
     /// A whole turn to play now (only at the start of a turn); events are reported.
@@ -362,6 +367,8 @@ pub enum EventJson {
         stones: u16,
         /// Hole of the last stone.
         last: String,
+        /// The holes sown into, one per stone in order (the last is `last`).
+        path: Vec<String>,
     },
     /// Stones captured from an opponent's hole.
     Capture {
@@ -375,9 +382,12 @@ pub enum EventJson {
 impl From<Event> for EventJson {
     fn from(e: Event) -> EventJson {
         match e {
-            Event::Lap { from, stones, last } => {
-                EventJson::Lap { from: from.to_string(), stones, last: last.to_string() }
-            }
+            Event::Lap { from, stones, last, .. } => EventJson::Lap {
+                from: from.to_string(),
+                stones,
+                last: last.to_string(),
+                path: e.path().iter().map(|h| h.to_string()).collect(),
+            },
             Event::Capture { hole, stones } => EventJson::Capture { hole: hole.to_string(), stones },
         }
     }
@@ -495,15 +505,22 @@ pub struct GameState {
     pub rows: Rows,
     /// The player to decide now (the mover of the turn in progress).
     pub to_move: SideJson,
+    /// The player to move in the start position: the movers of `moves` alternate from it.
+    pub start_to_move: SideJson,
     /// `start`, `head`, `bonus` or `over`.
     pub phase: &'static str,
     /// In phase `head`: the head the lap ended on.
     pub head: Option<String>,
-    /// In phase `bonus`: Tsoro, holes that may still be picked; Nsolo, stones still to take.
+    /// In phase `bonus`: Tsoro, holes that may still be picked; Nsolo, stones still to take
+    /// (the picks made so far counted).
     pub left: Option<u16>,
-    /// The token so far of the turn in progress (e.g. `B2+xb3`).
+    /// In phase `bonus`: the holes picked so far, in the order picked (an Nsolo hole once
+    /// per stone).
+    pub picks: Vec<String>,
+    /// The token so far of the turn in progress (e.g. `B2+xb3`), picks in canonical order.
     pub partial: Option<String>,
-    /// Legal decisions now, e.g. `["sow B2", "sow B3"]`, `["continue", "stop"]`.
+    /// Legal decisions now, e.g. `["sow B2", "sow B3"]`, `["continue", "stop"]`; in the
+    /// bonus every hole that may be picked now, in any order, then `done` (Tsoro).
     pub legal: Vec<String>,
     /// The holes the player may click now (start holes or bonus picks).
     pub clickable: Vec<String>,
@@ -559,7 +576,7 @@ pub fn replay(start: &str, moves: &[String]) -> Result<Game, ApiError> {
 /// A game and the turn in progress.
 struct Live {
     game: Game,
-    turn: Turn,
+    turn: TurnBuilder,
     pending: Vec<Decision>,
     events: Vec<EventJson>,
     played: Vec<String>,
@@ -568,7 +585,7 @@ struct Live {
 impl Live {
     fn load(start: &str, moves: &[String], pending: &[String]) -> Result<Live, ApiError> {
         let game = replay(start, moves)?;
-        let turn = game.position().begin_turn();
+        let turn = game.position().build_turn();
         let mut live = Live { game, turn, pending: Vec::new(), events: Vec::new(), played: Vec::new() };
         for d in pending {
             live.decide(parse_decision(d)?, false)
@@ -597,7 +614,7 @@ impl Live {
             let token = self.turn.token().expect("complete turn has a token");
             self.game.play(&token).map_err(|e| ApiError::illegal(e.to_string()))?;
             self.played.push(token.to_string());
-            self.turn = self.game.position().begin_turn();
+            self.turn = self.game.position().build_turn();
             self.pending.clear();
         }
         Ok(())
@@ -635,9 +652,11 @@ impl Live {
             position: pos.to_string(),
             rows: Rows::of(board),
             to_move: self.turn.mover().into(),
+            start_to_move: self.game.start().side_to_move().into(),
             phase,
             head,
             left,
+            picks: self.turn.picks().iter().map(|h| h.to_string()).collect(),
             partial: self.turn.partial_token().map(|t| t.to_string()),
             legal: decisions.iter().map(|d| d.to_string()).collect(),
             clickable,

@@ -107,6 +107,12 @@ impl Hole {
         }
     }
 
+    /// The next hole on the owner's track (RULES.md §1): `B1 → … → BN → AN → … → A1 → B1`.
+    pub fn next_on_track(self, n: usize) -> Hole {
+        let t = self.track(n) + 1;
+        Hole::from_track(self.side, if t == 2 * n { 0 } else { t }, n)
+    }
+
     /// The row letter: `B`, `A`, `b` or `a`.
     pub fn letter(self) -> char {
         match (self.side, self.row) {
@@ -201,6 +207,19 @@ mod tests {
         let n = 8;
         let labels: Vec<String> = (0..16).map(|t| Hole::from_track(Side::South, t, n).to_string()).collect();
         assert_eq!(labels.join(" "), "B1 B2 B3 B4 B5 B6 B7 B8 A8 A7 A6 A5 A4 A3 A2 A1");
+    }
+
+    #[test]
+    fn next_on_track_wraps_round_the_owner_rows() {
+        let n = 6;
+        let mut h: Hole = "B1".parse().unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..13 {
+            seen.push(h.to_string());
+            h = h.next_on_track(n);
+        }
+        assert_eq!(seen.join(" "), "B1 B2 B3 B4 B5 B6 A6 A5 A4 A3 A2 A1 B1");
+        assert_eq!("a1".parse::<Hole>().unwrap().next_on_track(n).to_string(), "b1");
     }
 
     #[test]

@@ -25,6 +25,7 @@
 // Board code indexes parallel arrays by track position; index loops say that most plainly.
 #![allow(clippy::needless_range_loop)]
 
+mod builder;
 mod error;
 mod game;
 mod hole;
@@ -36,6 +37,7 @@ mod sow;
 mod token;
 mod turn;
 
+pub use builder::TurnBuilder;
 pub use error::{
     IllegalError, ParseDecisionError, ParseHoleError, ParsePositionError, ParseRulesetError, ParseTokenError,
 };

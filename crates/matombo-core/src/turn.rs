@@ -36,6 +36,8 @@ pub enum Event {
         stones: u16,
         /// Hole that received the last stone.
         last: Hole,
+        /// Holes per row of the board, so that the lap gives its own path ([`Event::path`]).
+        n: u8,
     },
     /// Stones captured from an opponent's hole (the capture itself, or a bonus pick).
     Capture {
@@ -44,6 +46,22 @@ pub enum Event {
         /// Stones removed.
         stones: u16,
     },
+}
+
+impl Event {
+    /// The holes a lap sowed into, one per stone in the order they fell (a hole more than
+    /// once when the lap went round); empty for a capture.
+    pub fn path(&self) -> Vec<Hole> {
+        let Event::Lap { from, stones, n, .. } = *self else { return Vec::new() };
+        let n = n as usize;
+        let mut at = from;
+        (0..stones)
+            .map(|_| {
+                at = at.next_on_track(n);
+                at
+            })
+            .collect()
+    }
 }
 
 /// The state of one head choice, for rule E2.
@@ -531,7 +549,12 @@ impl Turn {
         let n = self.n();
         let mover = self.mover;
         let end = self.sow_in_place(from, |f, stones, last| {
-            events(Event::Lap { from: Hole::from_track(mover, f, n), stones, last: Hole::from_track(mover, last, n) })
+            events(Event::Lap {
+                from: Hole::from_track(mover, f, n),
+                stones,
+                last: Hole::from_track(mover, last, n),
+                n: n as u8,
+            })
         });
         self.after_sowing(end, events);
     }

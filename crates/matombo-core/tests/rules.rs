@@ -115,7 +115,7 @@ fn start_hole_is_not_skipped() {
     let mut turn = p.begin_turn();
     let mut laps = Vec::new();
     turn.apply_with(Decision::Sow("B1".parse().unwrap()), &mut |e| {
-        if let matombo_core::Event::Lap { from, stones, last } = e {
+        if let matombo_core::Event::Lap { from, stones, last, .. } = e {
             laps.push(format!("{from}:{stones}>{last}"));
         }
     })

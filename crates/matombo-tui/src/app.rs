@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use matombo_ai::Level;
-use matombo_core::{Decision, Event, Game, GameKind, Hole, Phase, Position, Record, Row, Side, Token, Turn};
+use matombo_core::{Decision, Event, Game, GameKind, Hole, Phase, Position, Record, Row, Side, Token, TurnBuilder};
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct AnimFrame {
 pub struct App {
     game: Game,
     redo: Vec<Token>,
-    turn: Turn,
+    turn: TurnBuilder,
     players: [Player; 2],
     cursor: Option<Hole>,
     typed: String,
@@ -69,9 +69,6 @@ pub struct App {
     help: bool,
     message: String,
     quit: bool,
-    /// Bonus picks made so far in the turn in progress, in the order chosen; applied in
-    /// canonical order (RULES.md §6.4) once the bonus is complete.
-    picks: Vec<Hole>,
 }
 
 /// Upper bound of one turn's animation, so that long relays do not hold the game up.
@@ -81,7 +78,7 @@ impl App {
     /// A game from `start`; `lap_ms` is the time per animation frame (0: no animation).
     pub fn new(start: Position, players: [Player; 2], lap_ms: u64) -> App {
         let game = Game::new(start);
-        let turn = game.position().begin_turn();
+        let turn = game.position().build_turn();
         let mut app = App {
             game,
             redo: Vec::new(),
@@ -98,7 +95,6 @@ impl App {
             help: false,
             message: String::new(),
             quit: false,
-            picks: Vec::new(),
         };
         app.place_cursor();
         app
@@ -114,8 +110,8 @@ impl App {
         &self.game
     }
 
-    /// The turn in progress.
-    pub fn turn(&self) -> &Turn {
+    /// The turn in progress (bonus picks in any order: see [`TurnBuilder`]).
+    pub fn turn(&self) -> &TurnBuilder {
         &self.turn
     }
 
@@ -203,40 +199,25 @@ impl App {
             .collect()
     }
 
-    /// The opponent holes a person may pick now in the bonus, in any order: Tsoro a
-    /// non-empty hole not yet picked, Nsolo any hole with a stone left after the picks.
+    /// The opponent holes a person may pick now in the bonus, in any order (the engine's
+    /// [`TurnBuilder::pickable`]).
     pub fn pickable(&self) -> Vec<Hole> {
-        if !self.human_to_act() || self.picks_left() == 0 {
+        if !self.human_to_act() {
             return Vec::new();
         }
-        let n = self.n() as u8;
-        let side = self.turn.mover().opponent();
-        let tsoro = self.kind() == GameKind::Tsoro;
-        [Row::Outer, Row::Inner]
-            .into_iter()
-            .flat_map(|row| (1..=n).map(move |k| Hole::new(side, row, k)))
-            .filter(|&h| {
-                let taken = self.picks.iter().filter(|&&p| p == h).count() as u16;
-                let count = self.turn.position().count(h);
-                if tsoro {
-                    count > 0 && taken == 0
-                } else {
-                    count > taken
-                }
-            })
-            .collect()
+        self.turn.pickable()
     }
 
-    /// The bonus picks chosen so far in the turn in progress (not yet applied).
+    /// The bonus picks chosen so far in the turn in progress, in the order chosen.
     pub fn picks(&self) -> &[Hole] {
-        &self.picks
+        self.turn.picks()
     }
 
     /// Tsoro: holes that may still be picked; Nsolo: stones that must still be taken; 0
     /// outside the bonus.
     pub fn picks_left(&self) -> u16 {
         match self.turn.phase() {
-            Phase::Bonus { left } => left.saturating_sub(self.picks.len() as u16),
+            Phase::Bonus { left } => left,
             _ => 0,
         }
     }
@@ -295,7 +276,7 @@ impl App {
         for d in decisions {
             if let Err(e) = self.apply(d) {
                 self.message = format!("the AI played an illegal turn: {e}");
-                self.turn = self.game.position().begin_turn();
+                self.turn = self.game.position().build_turn();
                 return Vec::new();
             }
         }
@@ -452,7 +433,7 @@ impl App {
                 }
                 return self.decide(Decision::Sow(h));
             }
-            KeyCode::Char('d') if !start => return self.finish_picks(),
+            KeyCode::Char('d') if !start => return self.decide(Decision::Done),
             _ => {}
         }
         Vec::new()
@@ -484,39 +465,14 @@ impl App {
         self.game.start().ruleset().size()
     }
 
-    /// A bonus pick of a person, in any order; the bonus is applied once complete.
+    /// A bonus pick of a person, in any order; the engine records the bonus in canonical
+    /// order once it is complete.
     fn pick(&mut self, h: Hole) -> Vec<Effect> {
         if !self.pickable().contains(&h) {
             self.message = format!("{h} cannot be taken now");
             return Vec::new();
         }
-        self.picks.push(h);
-        if self.pickable().is_empty() {
-            return self.finish_picks();
-        }
-        self.place_cursor();
-        Vec::new()
-    }
-
-    /// Applies the picks made in canonical order (outer row 1..N, then inner row 1..N),
-    /// then `done` if a Tsoro bonus is still open (fewer holes than allowed).
-    fn finish_picks(&mut self) -> Vec<Effect> {
-        let mut picks = std::mem::take(&mut self.picks);
-        picks.sort_by_key(|h| (h.row != Row::Outer, h.number));
-        for h in picks {
-            if let Err(e) = self.apply(Decision::Take(h)) {
-                self.message = format!("{h} cannot be taken now: {e}");
-                return Vec::new();
-            }
-        }
-        if matches!(self.turn.phase(), Phase::Bonus { .. }) {
-            return self.decide(Decision::Done);
-        }
-        if self.turn.is_complete() {
-            return self.finish_turn();
-        }
-        self.place_cursor();
-        Vec::new()
+        self.decide(Decision::Take(h))
     }
 
     /// Applies a decision of a person.
@@ -570,8 +526,7 @@ impl App {
     }
 
     fn new_turn(&mut self) {
-        self.turn = self.game.position().begin_turn();
-        self.picks.clear();
+        self.turn = self.game.position().build_turn();
         self.typed.clear();
         self.place_cursor();
         if let Some(o) = self.game.outcome() {
@@ -622,13 +577,13 @@ impl App {
             effects.push(Effect::CancelThink);
         }
         // Bonus picks not yet applied are taken back one by one, then a turn half made.
-        if self.picks.pop().is_some() {
+        if self.turn.undo_pick().is_some() {
             self.place_cursor();
             self.message = "pick taken back".into();
             return effects;
         }
         if self.turn.partial_token().is_some() {
-            self.turn = self.game.position().begin_turn();
+            self.turn = self.game.position().build_turn();
             self.place_cursor();
             self.message = "turn taken back".into();
             return effects;
@@ -711,15 +666,7 @@ impl App {
     pub fn shown_count(&self, h: Hole) -> u16 {
         match self.anim.front() {
             Some(f) => f.counts[h.side.index()][h.track(self.n())],
-            None => {
-                let count = self.turn.position().count(h);
-                let taken = self.picks.iter().filter(|&&p| p == h).count() as u16;
-                match taken {
-                    0 => count,
-                    _ if self.kind() == GameKind::Tsoro => 0,
-                    _ => count.saturating_sub(taken),
-                }
-            }
+            None => self.turn.position().count(h),
         }
     }
 
@@ -759,7 +706,7 @@ pub fn frames(before: &Position, mover: Side, events: &[Event]) -> Vec<AnimFrame
     let mut lap = 0;
     for e in events {
         match *e {
-            Event::Lap { from, stones, last } => {
+            Event::Lap { from, stones, last, .. } => {
                 lap += 1;
                 let track = &mut counts[mover.index()];
                 let t = from.track(n);

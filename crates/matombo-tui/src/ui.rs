@@ -286,7 +286,7 @@ fn status_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             }
             Phase::Bonus { .. } => {
                 let left = app.picks_left() as u32;
-                let captured = app.turn().captured();
+                let captured = app.turn().turn().captured();
                 let typed = if app.typed().is_empty() { String::new() } else { format!("  [{}]", app.typed()) };
                 if app.kind() == GameKind::Tsoro {
                     (

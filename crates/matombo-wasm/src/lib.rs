@@ -8,8 +8,10 @@
 //! The interface, in WebAssembly terms:
 //! - `matombo_alloc(len) -> ptr` and `matombo_free(ptr, len)`: memory for messages;
 //! - `matombo_call(ptr, len) -> out`: runs one request, the UTF-8 JSON
-//!   `{"op": "game" | "ai" | "analyse" | "export" | "import" | "rulesets" | "speed" |
-//!   "review_position" | "review" | "review_record", "body": {…}}` (the review: score one
+//!   `{"op": "game" | "ai" | "analyse" | "export" | "import" | "rulesets" | "ruleset" |
+//!   "setup" | "speed" | "review_position" | "review" | "review_record", "body": {…}}`
+//!   (`ruleset` and `setup`: ruleset names and position strings read and written, see
+//!   `matombo_api::ruleset` and `matombo_api::setup`; the review: score one
 //!   position, then classify the game's turns from the scores and write the annotated
 //!   record; see `matombo_api::review`), and answers at `out` a little-endian `u32` length
 //!   followed by that many bytes of JSON: `{"ok": <answer>}` or the server's error body
@@ -75,6 +77,8 @@ fn dispatch(request: &[u8], report: &mut dyn FnMut(&str)) -> Result<Value, ApiEr
         "export" => json(matombo_api::export(&body(call.body)?)?),
         "import" => json(matombo_api::import(&body(call.body)?)?),
         "rulesets" => json(matombo_api::games()),
+        "ruleset" => json(matombo_api::ruleset(&body(call.body)?)?),
+        "setup" => json(matombo_api::setup(&body(call.body)?)?),
         "speed" => {
             let req: SpeedRequest = body(call.body)?;
             json(matombo_api::search_speed(&req.ruleset, req.ms.min(60_000))?)
@@ -83,8 +87,8 @@ fn dispatch(request: &[u8], report: &mut dyn FnMut(&str)) -> Result<Value, ApiEr
         "review" => json(matombo_api::review(&body(call.body)?)?),
         "review_record" => json(matombo_api::review_record(&body(call.body)?)?),
         other => Err(ApiError::bad(format!(
-            "unknown op {other:?} (expected game, ai, analyse, export, import, rulesets, speed, \
-             review_position, review or review_record)"
+            "unknown op {other:?} (expected game, ai, analyse, export, import, rulesets, ruleset, \
+             setup, speed, review_position, review or review_record)"
         ))),
     }
 }
@@ -166,6 +170,35 @@ mod tests {
         .unwrap();
         assert_eq!(v["ok"], serde_json::to_value(direct).unwrap());
         assert_eq!(v["ok"]["phase"], "head");
+    }
+
+    #[test]
+    fn rulesets_and_positions_are_read_and_written_by_the_engine() {
+        let v = call(r#"{"op":"ruleset","body":{"game":"tsoro","size":8,"heads":1,"bonus":2}}"#);
+        assert_eq!(v["ok"]["name"], "tsoro:8,heads=1");
+        assert_eq!(v["ok"]["head_holes"], serde_json::json!(["B8", "b8"]));
+        let v = call(r#"{"op":"setup","body":{"text":"tsoro:8,heads=1"}}"#);
+        assert_eq!(v["ok"]["text"], "tsoro:8,heads=1 3,2*7/0*8/0*8/2*7,3 S");
+        assert_eq!(v["ok"]["grid"][3][7], 3);
+        let v = call(r#"{"op":"setup","body":{"ruleset":"tsoro:6","grid":[[1],[0],[0],[0]],"side":"N"}}"#);
+        assert_eq!(v["ok"]["text"], "tsoro:6 1/0/0/0 N");
+        assert!(v["ok"]["position"].is_null() && v["ok"]["problem"].is_string(), "{v}");
+        let v = call(r#"{"op":"ruleset","body":{"game":"nsolo","size":99}}"#);
+        assert_eq!(v["error"], "bad_ruleset");
+    }
+
+    #[test]
+    fn bonus_picks_come_in_any_order() {
+        // nsolo: B1 captures a1's two stones; two more stones, picked last hole first.
+        let v = call(r#"{"op":"game","body":{"start":"nsolo","pending":["sow B1","take a7"],"apply":["take b3"]}}"#);
+        assert_eq!(v["ok"]["played"], serde_json::json!(["B1xb3xa7"]));
+        let v = call(r#"{"op":"game","body":{"start":"nsolo","pending":["sow B1"],"apply":["take a7"]}}"#);
+        assert_eq!(v["ok"]["left"], 1);
+        assert_eq!(v["ok"]["picks"], serde_json::json!(["a7"]));
+        assert_eq!(v["ok"]["rows"]["a"][6], 1);
+        assert!(v["ok"]["clickable"].as_array().unwrap().iter().any(|h| h == "b1"), "{v}");
+        let v = call(r#"{"op":"game","body":{"start":"tsoro:8","apply":["sow B7"]}}"#);
+        assert_eq!(v["ok"]["events"][0]["path"], serde_json::json!(["B8", "A8"]));
     }
 
     #[test]

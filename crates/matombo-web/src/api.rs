@@ -11,6 +11,8 @@
 //! | `POST /api/ai` | [`AiRequest`] | [`AiAnswer`]: the AI's turn (token and decisions) |
 //! | `POST /api/record/export` | [`ExportRequest`] | `{"record": "<PGN-like text>"}` |
 //! | `POST /api/record/import` | `{"text": "<record>"}` | [`GameState`] of the recorded game |
+//! | `POST /api/ruleset` | [`matombo_api::RulesetRequest`] | the ruleset's canonical name and description |
+//! | `POST /api/setup` | [`matombo_api::SetupRequest`] | [`matombo_api::SetupAnswer`]: a position read or written |
 //! | `GET /api/egtb`, `POST /api/egtb/probe` | see [`crate::egtb`] | the endgame tables (`serve --egtb`) |
 //!
 //! Malformed or illegal requests are answered `400` (cannot be read), `413` (too large) or
@@ -397,6 +399,18 @@ where
     axum::routing::get(handler).fallback(|| async { wrong_method("GET, HEAD") })
 }
 
+/// `POST /api/ruleset`: a ruleset's canonical name from its name or its game and options.
+pub async fn ruleset_handler(body: Result<Bytes, BytesRejection>) -> Result<Json<matombo_api::RulesetInfo>, Response> {
+    let req: matombo_api::RulesetRequest = parse_body(body).map_err(IntoResponse::into_response)?;
+    Ok(Json(matombo_api::ruleset(&req).map_err(|e| ApiError(e).into_response())?))
+}
+
+/// `POST /api/setup`: a position string read into rows, or rows written as one.
+pub async fn setup_handler(body: Result<Bytes, BytesRejection>) -> Result<Json<matombo_api::SetupAnswer>, Response> {
+    let req: matombo_api::SetupRequest = parse_body(body).map_err(IntoResponse::into_response)?;
+    Ok(Json(matombo_api::setup(&req).map_err(|e| ApiError(e).into_response())?))
+}
+
 /// `GET /api/rulesets`.
 pub async fn rulesets_handler() -> Json<Vec<GameInfo>> {
     Json(games())
@@ -422,6 +436,8 @@ pub fn routes(pool: AiPool, cpu: CpuBudget) -> Router {
         .route("/api/game", post_only(game_handler).with_state(cpu.clone()))
         .route("/api/record/export", post_only(export_handler).with_state(cpu.clone()))
         .route("/api/record/import", post_only(import_handler).with_state(cpu.clone()))
+        .route("/api/ruleset", post_only(ruleset_handler))
+        .route("/api/setup", post_only(setup_handler))
         .route("/api/egtb/probe", post_only(crate::egtb::probe_handler).with_state((pool.egtb.clone(), cpu.clone())))
         .route("/api/ai", post_only(ai_handler).with_state(pool))
         .layer(limit)

@@ -100,7 +100,8 @@ async fn illegal_and_malformed_requests_are_refused_with_a_message() {
 }
 
 /// Plays random games on every ruleset one decision at a time through the API and checks
-/// every turn against the engine (rows, legal decisions, tokens, outcome).
+/// every turn against the engine's turn builder, bonus picks in any order (rows, legal
+/// decisions, tokens, outcome).
 #[test]
 fn every_ruleset_plays_through_the_api_as_the_engine_does() {
     let mut rng = SmallRng::seed_from_u64(7);
@@ -114,7 +115,7 @@ fn every_ruleset_plays_through_the_api_as_the_engine_does() {
             if game.is_over() {
                 break;
             }
-            let mut turn = game.position().begin_turn();
+            let mut turn = game.position().build_turn();
             let mut pending: Vec<String> = Vec::new();
             while !turn.is_complete() {
                 let legal = turn.decisions();
@@ -170,6 +171,47 @@ async fn nsolo_bonus_counts_down_stone_by_stone() {
     assert_eq!(strings(&s["moves"]), ["B1xb3:2"]);
     assert_eq!(s["lost"]["north"], 4);
     assert_eq!(s["lost"]["south"], 0);
+}
+
+#[tokio::test]
+async fn bonus_picks_in_any_order_and_taken_back() {
+    // South's B1 captures a1's two stones: two more, the later hole in canonical order first.
+    let (_, s) = post("/api/game", json!({"start": "nsolo", "pending": ["sow B1"], "apply": ["take a7"]})).await;
+    assert_eq!(s["left"], 1);
+    assert_eq!(strings(&s["picks"]), ["a7"]);
+    assert_eq!(s["partial"], "B1xa7");
+    assert!(strings(&s["clickable"]).contains(&"b3".to_string()), "{s}");
+    let (_, done) =
+        post("/api/game", json!({"start": "nsolo", "pending": ["sow B1", "take a7"], "apply": ["take b3"]})).await;
+    assert_eq!(strings(&done["moves"]), ["B1xb3xa7"]);
+    // Taking a pick back is sending the decisions without it.
+    let (_, back) = post("/api/game", json!({"start": "nsolo", "pending": ["sow B1"]})).await;
+    assert_eq!(back["left"], 2);
+    assert!(strings(&back["picks"]).is_empty());
+    // A hole with nothing left to take is refused and changes nothing.
+    let (status, e) = post("/api/game", json!({"start": "nsolo", "pending": ["sow B1"], "apply": ["take a8"]})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    // Each lap carries the holes it sowed into.
+    let (_, s) = post("/api/game", json!({"start": "tsoro:8", "apply": ["sow B7"]})).await;
+    assert_eq!(strings(&s["events"][0]["path"]), ["B8", "A8"]);
+}
+
+#[tokio::test]
+async fn rulesets_and_positions_are_read_and_written() {
+    let (status, r) = post("/api/ruleset", json!({"game": "tsoro", "size": 8, "heads": 2, "bonus": 3})).await;
+    assert_eq!(status, StatusCode::OK, "{r}");
+    assert_eq!(r["name"], "tsoro:8,bonus=3");
+    let (status, e) = post("/api/ruleset", json!({"game": "tsoro", "size": 40})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{e}");
+    assert_eq!(e["error"], "bad_ruleset");
+    let (_, p) = post("/api/setup", json!({"text": "nsolo:8 2*8/0,2*7/2*7,0/2*8 N"})).await;
+    assert_eq!(p["side"], "north");
+    assert_eq!(p["position"], "nsolo:8 2*8/0,2*7/2*7,0/2*8 N");
+    let grid = json!([[2, 2, 2, 2, 2, 2], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [2, 2, 2, 2, 2, 3]]);
+    let (_, w) = post("/api/setup", json!({"ruleset": "tsoro:6", "grid": grid, "side": "S"})).await;
+    assert_eq!(w["text"], "tsoro:6 2*6/0*6/0*6/2*5,3 S");
+    assert!(w["position"].is_null());
+    assert!(w["problem"].as_str().unwrap().contains("25"), "{w}");
 }
 
 #[tokio::test]

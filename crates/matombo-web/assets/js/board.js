@@ -4,7 +4,7 @@
  * The board never decides legality: the page tells it which holes may be clicked (from
  * the server's `clickable` list) and the board reports clicks.
  *
- *   import { Board, nextOnTrack, holeLabel } from '/static/js/board.js';
+ *   import { Board, holeLabel } from '/static/js/board.js';
  *
  *   const board = new Board(hostElement, {
  *     n: 8,                          // holes per row (6..36)
@@ -21,7 +21,8 @@
  *   board.onSound = (kind, ms) => { ... };     // 'stone' (one sown; ms between stones) or 'capture'
  *   board.setLabels(true);
  *   board.setSpeed(0..4);            // animation speed, 0 slowest
- *   await board.animate(events, mover);  // events of POST /api/game, from the rows now shown;
+ *   await board.animate(events, mover);  // events of POST /api/game (a lap carries its path),
+ *                                        // from the rows now shown;
  *                                        // resolves when finished or skipped
  *   board.skip();                    // finish the running animation at once
  *   board.animating                  // true while an animation runs
@@ -56,60 +57,6 @@ const MAX_ANIMATION_MS = 9000;
 /** The label of hole `number` of `row` (`'B'`, 3 → `'B3'`). */
 export function holeLabel(row, number) {
   return `${row}${number}`;
-}
-
-/** The next hole on the owner's track (RULES.md §1): B1→…→BN→AN→…→A1→B1, same for b/a. */
-export function nextOnTrack(label, n) {
-  const row = label[0];
-  const k = Number(label.slice(1));
-  const outer = row === 'B' || row === 'b';
-  const inner = row === 'B' ? 'A' : row === 'b' ? 'a' : row;
-  const outerRow = row === 'A' ? 'B' : row === 'a' ? 'b' : row;
-  if (outer) return k < n ? `${row}${k + 1}` : `${inner}${n}`;
-  return k > 1 ? `${row}${k - 1}` : `${outerRow}1`;
-}
-
-/**
- * The opponent's holes in the canonical order of bonus picks (RULES.md §6.3): his outer row
- * 1..N, then his inner row 1..N. `mover` is 'South' or 'North'.
- */
-export function bonusOrder(mover, n) {
-  const [outer, inner] = mover === 'North' ? ['B', 'A'] : ['b', 'a'];
-  const out = [];
-  for (const row of [outer, inner]) for (let k = 1; k <= n; k++) out.push(`${row}${k}`);
-  return out;
-}
-
-/** Bonus picks (labels, repeated for several Nsolo stones of one hole) in canonical order. */
-export function sortPicks(picks, mover, n) {
-  const order = bonusOrder(mover, n);
-  return [...picks].sort((x, y) => order.indexOf(x) - order.indexOf(y));
-}
-
-/**
- * The holes a player may pick next, in any order: a person picks holes as he likes and the
- * page records them in canonical order when the bonus is complete. Tsoro takes a whole
- * non-empty hole once; Nsolo one stone at a time from any hole with stones left. Empty when
- * `left` picks have been made or nothing remains to take.
- */
-export function bonusTargets({ game, rows, mover, left, picks }) {
-  if (picks.length >= left) return [];
-  const n = rows.B.length;
-  return bonusOrder(mover, n).filter((h) => {
-    const count = rows[h[0]][Number(h.slice(1)) - 1];
-    const taken = picks.filter((p) => p === h).length;
-    return game === 'tsoro' ? count > 0 && !taken : count - taken > 0;
-  });
-}
-
-/** `rows` with the picks taken out (Tsoro: the whole hole; Nsolo: one stone a pick). */
-export function rowsAfterPicks(rows, picks, game) {
-  const out = { b: [...rows.b], a: [...rows.a], A: [...rows.A], B: [...rows.B] };
-  for (const h of picks) {
-    const i = Number(h.slice(1)) - 1;
-    out[h[0]][i] = game === 'tsoro' ? 0 : Math.max(0, out[h[0]][i] - 1);
-  }
-  return out;
 }
 
 function el(name, attrs = {}, parent = null) {
@@ -565,9 +512,8 @@ export class Board {
           this.holes.get(e.from).g.classList.add('lifted');
           this._moveHand(e.from, hand);
           await this._sleep(delay());
-          let at = e.from;
-          for (let i = 0; i < e.stones && !this._skip; i++) {
-            at = nextOnTrack(at, this.n);
+          for (const at of e.path) {
+            if (this._skip) break;
             hand -= 1;
             this._set(at, this._get(at) + 1);
             this._moveHand(at, hand);

@@ -5,26 +5,24 @@ import { request } from './engine.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 
-function rulesetOf(form) {
-  const game = form.querySelector('input[name=game]').value;
-  const size = form.querySelector('select[name=size]').value;
-  if (game === 'nsolo') return `nsolo:${size}`;
-  const heads = form.querySelector('select[name=heads]').value;
-  const bonus = form.querySelector('select[name=bonus]').value;
-  let name = `tsoro:${size}`;
-  if (heads !== '2') name += `,heads=${heads}`;
-  if (bonus !== '2') name += `,bonus=${bonus}`;
-  return name;
+/** The form's variant as the engine names it (RULES.md §6.1). */
+function variantOf(form) {
+  const value = (name) => form.querySelector(`[name=${name}]`)?.value;
+  const game = value('game');
+  const body = { game, size: Number(value('size')) };
+  if (game === 'tsoro') Object.assign(body, { heads: Number(value('heads')), bonus: Number(value('bonus')) });
+  return body;
 }
 
 async function draw(card) {
   const form = card.querySelector('form.variant');
   const art = card.querySelector('.card-art');
-  const name = rulesetOf(form);
-  art.dataset.ruleset = name;
+  const asked = JSON.stringify(variantOf(form));
+  art.dataset.ruleset = asked;
   try {
+    const { name } = await request('/api/ruleset', variantOf(form));
     const state = await request('/api/game', { start: name });
-    if (art.dataset.ruleset !== name) return;
+    if (art.dataset.ruleset !== asked) return;
     const board = new Board(art, { n: state.ruleset.n, heads: state.ruleset.head_holes, words, interactive: false });
     board.setRows(state.rows);
     const link = card.querySelector('a[id^=rules-]');

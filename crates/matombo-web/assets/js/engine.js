@@ -22,6 +22,8 @@ const ops = {
   '/api/record/export': 'export',
   '/api/record/import': 'import',
   '/api/rulesets': 'rulesets',
+  '/api/ruleset': 'ruleset',
+  '/api/setup': 'setup',
 };
 
 /** Answers a rules request as `POST path` would on the server (errors are thrown). */

@@ -2,7 +2,7 @@
 // in the page (engine.js: matombo's Rust rules and search in WebAssembly) replays the game
 // and decides everything, as the server's JSON API would; this page only shows it. Nothing
 // here needs the server once the page is loaded.
-import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from './board.js';
+import { Board } from './board.js';
 import { randomSeed, request, Searcher } from './engine.js';
 // Endgame tables (issue 28): exact results from the server, when it has tables.
 import { clearExact, noteExact, showExact } from './egtb.js';
@@ -15,7 +15,11 @@ const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const sideWord = (side) => (side === 'South' || side === 'south' || side === 'S' ? words.south : words.north);
 // The engine writes sides as the JSON API does, "south" / "north"; this page says "South" / "North".
 const pageSide = (side) => (side === 'south' ? 'South' : side === 'north' ? 'North' : side);
-const moverOf = (token) => (token[0] === 'B' || token[0] === 'A' ? 'South' : 'North');
+/** The side that plays turn `ply` (0-based) of this game: the engine names the first mover; turns alternate. */
+const moverAt = (ply) => {
+  const first = pageSide(state.start_to_move);
+  return ply % 2 === 0 ? first : first === 'South' ? 'North' : 'South';
+};
 
 const params = new URLSearchParams(location.search);
 await adoptAddress();
@@ -45,10 +49,6 @@ let hint = null;
 let analyseAtOpen = false;
 // Bumped by New game and by loading a game: a reply for an older game is dropped.
 let generation = 0;
-// Bonus picks made so far in the turn in progress, in the order clicked; sent in canonical
-// order once the bonus is complete (RULES.md §6.4 wants that order, a person need not).
-let picks = [];
-let picksFor = '';
 // The last complete turn: what it did, for its marks and for "Replay last turn".
 // { key, before (rows), events, mover, path (holes sown into) } or null while unknown.
 let lastTurn = null;
@@ -73,19 +73,18 @@ try {
  * of another board) takes that start from the engine and retitles itself.
  */
 async function adoptAddress() {
-  let asked = params.get('start') || params.get('position') || params.get('ruleset');
+  const asked = params.get('start') || params.get('position') || params.get('ruleset');
   const g = params.get('game');
-  if (!asked && (g === 'tsoro' || g === 'nsolo')) {
-    asked = params.get('size') ? `${g}:${params.get('size')}` : g;
-    for (const key of g === 'tsoro' ? ['heads', 'bonus'] : []) {
-      const v = params.get(key);
-      if (v && v !== '2') asked += `,${key}=${v}`;
-    }
-  }
-  if (!asked) return;
+  if (!asked && g !== 'tsoro' && g !== 'nsolo') return;
   let state;
   try {
-    state = await request('/api/game', { start: asked });
+    // A game and its options: the engine names the variant.
+    const variant = { game: g };
+    for (const key of g === 'tsoro' ? ['size', 'heads', 'bonus'] : ['size']) {
+      if (params.get(key)) variant[key] = Number(params.get(key));
+    }
+    const start = asked || (await request('/api/ruleset', variant)).name;
+    state = await request('/api/game', { start });
   } catch (_) {
     return; // a bad address keeps the page's own start
   }
@@ -331,33 +330,19 @@ function ensureBoard(info) {
 const humanToDecide = () =>
   state && !state.outcome && (settings.mode !== 'ai' || pageSide(state.to_move) === settings.human);
 
-/** The holes a person may pick next in the bonus, in any order. */
-function pickTargets() {
-  return bonusTargets({
-    game: state.ruleset.game,
-    rows: state.rows,
-    mover: pageSide(state.to_move),
-    left: state.left,
-    picks,
-  });
-}
-
 function render() {
   ensureBoard(state.ruleset);
-  const turnKey = JSON.stringify([game.start, state.moves.length, state.pending]);
-  if (turnKey !== picksFor) {
-    picks = [];
-    picksFor = turnKey;
-  }
   const mine = humanToDecide() && !busy && !thinking;
   const picking = mine && state.phase === 'bonus';
-  board.setRows(picking ? rowsAfterPicks(state.rows, picks, state.ruleset.game) : state.rows);
-  board.setClickable(mine ? (picking ? pickTargets() : state.clickable) : [], state.phase === 'bonus' ? 'take' : 'start');
+  // The engine takes the picks made (in any order) out of the rows and offers the holes left.
+  board.setRows(state.rows);
+  board.setClickable(mine ? state.clickable : [], state.phase === 'bonus' ? 'take' : 'start');
   const lastStart = state.moves.length ? [state.moves[state.moves.length - 1].match(/^[AaBb]\d+/)[0]] : [];
   // The last turn's start and path stay marked until the next turn is under way.
   const known = lastTurn && lastTurn.key === lastTurnKey() ? lastTurn : null;
   if (state.moves.length && !known && !busy) learnLastTurn();
   const marking = !game.pending.length && !busy;
+  const picks = state.picks || [];
   board.setMarks({
     last: marking ? lastStart : [],
     path: marking && known ? known.path : [],
@@ -388,7 +373,7 @@ function render() {
       cont.disabled = !state.legal.includes('continue') || busy;
       stop.disabled = !state.legal.includes('stop') || busy;
     } else if (state.phase === 'bonus') {
-      const left = state.left - picks.length;
+      const left = state.left;
       if (state.ruleset.game === 'tsoro') {
         prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
         done.hidden = false;
@@ -472,7 +457,7 @@ function render() {
 
 /** The number of the move a turn belongs to (South's and North's turn make one move). */
 function moveNumber(ply, side) {
-  const first = tree.kids.length ? moverOf(tree.kids[0].t) : side;
+  const first = tree.kids.length ? moverAt(0) : side;
   return first === 'South' ? Math.floor(ply / 2) + 1 : Math.floor((ply + 1) / 2) + 1;
 }
 
@@ -511,7 +496,7 @@ function renderMoves() {
     let line = [...moves, first.t];
     let numbered = false;
     for (;;) {
-      const side = moverOf(node.t);
+      const side = moverAt(line.length - 1);
       if (!numbered || side === 'South') span.append(number(line.length - 1, side));
       numbered = true;
       span.append(button(node, line, false));
@@ -535,7 +520,7 @@ function renderMoves() {
   let afterVariation = false;
   while (node.kids.length) {
     const kid = node.kids[0];
-    const side = moverOf(kid.t);
+    const side = moverAt(moves.length);
     moves = [...moves, kid.t];
     if (!li || side === 'South') {
       li = document.createElement('li');
@@ -611,19 +596,9 @@ function renderSides() {
 
 const lastTurnKey = () => JSON.stringify([game.start, game.moves]);
 
-/** The holes a turn's laps sowed into, in order (from its events). */
+/** The holes a turn's laps sowed into, each once, in order (the engine's lap paths). */
 function pathOf(events) {
-  const n = state.ruleset.n;
-  const path = [];
-  for (const e of events) {
-    if (e.type !== 'lap') continue;
-    let at = e.from;
-    for (let i = 0; i < e.stones; i++) {
-      at = nextOnTrack(at, n);
-      if (!path.includes(at)) path.push(at);
-    }
-  }
-  return path;
+  return [...new Set(events.flatMap((e) => (e.type === 'lap' ? e.path : [])))];
 }
 
 /** Asks the engine what the last turn did (after a load, an undo or a click in the list). */
@@ -678,10 +653,10 @@ async function load() {
 
 /**
  * Sends decisions (or a whole turn) to the engine, animates what happened, shows the result.
- * `finishBonus`: the decisions are bonus picks that end the bonus, so a Tsoro bonus still
- * open after them (fewer picks than allowed) is closed with `done`.
+ * A bonus pick that leaves the bonus open is shown at once: the engine has taken it out of
+ * the rows.
  */
-async function send(extra, finishBonus = false) {
+async function send(extra) {
   if (busy) return;
   // Read before the buttons are disabled (which drops their focus).
   const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
@@ -692,9 +667,6 @@ async function send(extra, finishBonus = false) {
   let next;
   try {
     next = await api('/api/game', gameBody(extra));
-    if (finishBonus && !next.outcome && next.phase === 'bonus' && next.pending.length) {
-      next = await api('/api/game', gameBody({ apply: [...extra.apply, 'done'] }));
-    }
   } catch (e) {
     busy = false;
     message(`${words.illegal}: ${e.message}`, 'error');
@@ -702,7 +674,8 @@ async function send(extra, finishBonus = false) {
     return;
   }
   $('btn-skip').disabled = false;
-  await board.animate(next.events, mover);
+  const pickOnly = state.phase === 'bonus' && next.phase === 'bonus' && next.moves.length === state.moves.length;
+  if (!pickOnly) await board.animate(next.events, mover);
   if (gen !== generation) {
     // New game (or a loaded game) while this turn was animating: it belongs to the old game.
     busy = false;
@@ -735,8 +708,7 @@ function keepFocus() {
   if (state.phase === 'head') {
     ($('btn-continue').disabled ? $('btn-stop') : $('btn-continue')).focus();
   } else if (state.phase === 'bonus') {
-    const targets = pickTargets();
-    if (targets.length) board.focus(targets[0]);
+    if (state.clickable.length) board.focus(state.clickable[0]);
     else $('btn-done').focus();
   } else if (state.clickable.length) {
     board.focus(state.clickable[0]);
@@ -750,36 +722,16 @@ function decide(decision) {
   send({ apply: [decision] });
 }
 
-/** Ends the bonus: the picks made, in canonical order (and `done` if fewer than allowed). */
+/** Ends a Tsoro bonus early: the engine records the picks made in canonical order. */
 function finishPicks() {
   if (!humanToDecide() || busy || state.phase !== 'bonus') return;
-  const list = sortPicks(picks, pageSide(state.to_move), state.ruleset.n).map((h) => `take ${h}`);
-  picks = [];
-  if (!list.length) {
-    decide('done');
-    return;
-  }
-  hint = null;
-  $('hint').textContent = '';
-  message('');
-  send({ apply: list }, true);
+  decide('done');
 }
 
 function onHole(label) {
   if (!humanToDecide() || busy) return;
   if (state.phase === 'start' && state.legal.includes(`sow ${label}`)) decide(`sow ${label}`);
-  else if (state.phase === 'bonus' && pickTargets().includes(label)) {
-    picks.push(label);
-    if (!pickTargets().length) finishPicks();
-    else {
-      render();
-      // Keyboard play stays on the board: focus the next hole that can be picked.
-      if (document.activeElement && document.activeElement.closest && document.activeElement.closest('#board')) {
-        const targets = pickTargets();
-        board.focus(targets.includes(label) ? label : targets[0]);
-      }
-    }
-  }
+  else if (state.phase === 'bonus' && state.legal.includes(`take ${label}`)) decide(`take ${label}`);
 }
 
 async function maybeAi() {
@@ -820,19 +772,17 @@ function undo() {
   message('');
   if (game.resigned) {
     game.resigned = null;
-  } else if (picks.length) {
-    // Picks not yet sent are taken back first, one by one.
-    picks.pop();
-    render();
-    return;
+  } else if (state && state.picks.length) {
+    // Bonus picks are taken back first, one by one.
+    game.pending.pop();
   } else if (game.pending.length) {
     game.pending = [];
   } else {
     // The turns taken back stay in the tree, to step forward again.
     while (game.moves.length) {
-      const t = game.moves.pop();
+      game.moves.pop();
       // Against the AI, go back to the last position where the person was to move.
-      if (settings.mode !== 'ai' || moverOf(t) === settings.human) break;
+      if (settings.mode !== 'ai' || moverAt(game.moves.length) === settings.human) break;
     }
   }
   load();
@@ -844,7 +794,7 @@ function redoMove() {
   cancelAi();
   game.pending = [];
   game.moves.push(next.shift());
-  while (settings.mode === 'ai' && next.length && moverOf(next[0]) !== settings.human) game.moves.push(next.shift());
+  while (settings.mode === 'ai' && next.length && moverAt(game.moves.length) !== settings.human) game.moves.push(next.shift());
   load();
 }
 
@@ -858,23 +808,22 @@ function goToMoves(moves) {
   const at = [...moves];
   if (settings.mode === 'ai') {
     const next = continuation(at);
-    while (next.length && moverOf(next[0]) !== settings.human) at.push(next.shift());
+    while (next.length && moverAt(at.length) !== settings.human) at.push(next.shift());
   }
-  if (at.join(' ') === game.moves.join(' ') && !game.pending.length && !picks.length) return;
+  if (at.join(' ') === game.moves.join(' ') && !game.pending.length) return;
   cancelAi();
   hint = null;
   $('hint').textContent = '';
   message('');
   game.moves = at;
   game.pending = [];
-  picks = [];
   game.resigned = null;
   load();
 }
 
 /** The move list's keys: one turn back or on along the line, its start or its end. */
 function stepBack() {
-  if (game.pending.length || picks.length || game.resigned) undo();
+  if (game.pending.length || game.resigned) undo();
   else if (game.moves.length) {
     if (settings.mode === 'ai') undo();
     else goToMoves(game.moves.slice(0, -1));
@@ -1034,61 +983,41 @@ async function copyPosition() {
 
 const EDIT_ROWS = ['b', 'a', 'A', 'B'];
 
-function parseRows(text) {
-  // Client-side reading only to fill the grid; the server checks the position on Apply.
-  const parts = text.trim().split(/\s+/);
-  if (parts.length !== 3) return null;
-  const rows = parts[1].split('/');
-  if (rows.length !== 4) return null;
-  const out = [];
-  for (const row of rows) {
-    const counts = [];
-    for (const item of row.split(',')) {
-      const m = item.match(/^(\d+)(?:\*(\d+))?$/);
-      if (!m) return null;
-      for (let i = 0; i < Number(m[2] || 1); i++) counts.push(Number(m[1]));
-    }
-    out.push(counts);
+/** The editor's grid, rows b, a, A, B as South sees them (as the notation writes them). */
+function editorGrid() {
+  return EDIT_ROWS.map((r) => Array.from({ length: state.ruleset.n }, (_, c) => Number($(`edit-${r}-${c}`).value) || 0));
+}
+
+/**
+ * The grid or the text changed: the engine reads it (`/api/setup`); the other one, the
+ * stone totals and the Apply button follow its answer. `from` is 'grid' or 'text'.
+ */
+async function editorChanged(from) {
+  let setup = null;
+  let error = '';
+  try {
+    setup =
+      from === 'text'
+        ? await api('/api/setup', { text: $('editor-text').value })
+        : await api('/api/setup', { ruleset: state.ruleset.name, grid: editorGrid(), side: $('editor-side').value });
+  } catch (e) {
+    if (from === 'text') return;
+    error = e.message;
   }
-  return { ruleset: parts[0], rows: out, side: parts[2] };
-}
-
-function editorText() {
-  const n = state.ruleset.n;
-  const rows = EDIT_ROWS.map((r) => {
-    const counts = [];
-    for (let c = 0; c < n; c++) counts.push(Number($(`edit-${r}-${c}`).value) || 0);
-    // Runs of equal counts are written c*n, as the notation does.
-    const items = [];
-    for (let i = 0; i < counts.length; ) {
-      let j = i;
-      while (j < counts.length && counts[j] === counts[i]) j++;
-      items.push(j - i >= 2 ? `${counts[i]}*${j - i}` : `${counts[i]}`);
-      i = j;
-    }
-    return items.join(',');
-  });
-  return `${state.ruleset.name} ${rows.join('/')} ${$('editor-side').value}`;
-}
-
-function editorTotals() {
-  let total = 0;
-  for (const input of $('editor-grid').querySelectorAll('input')) total += Number(input.value) || 0;
-  const max = state.ruleset.total_stones;
-  const ok = total <= max;
+  const fits = setup && setup.ruleset.name === state.ruleset.name;
+  if (fits && from === 'text') {
+    EDIT_ROWS.forEach((r, i) => setup.grid[i].forEach((v, c) => ($(`edit-${r}-${c}`).value = v)));
+    $('editor-side').value = setup.side === 'north' ? 'N' : 'S';
+  }
+  if (setup && from === 'grid') $('editor-text').value = setup.text;
+  const ok = !!setup && !setup.problem;
+  const max = setup ? setup.ruleset.total_stones : state.ruleset.total_stones;
   const t = $('editor-totals');
-  t.textContent = ok ? `${words.totals_ok}: ${total} / ${max}` : fill(words.totals_bad, { n: total, max });
+  if (!setup) t.textContent = error;
+  else if (setup.stones > max) t.textContent = fill(words.totals_bad, { n: setup.stones, max });
+  else t.textContent = ok ? `${words.totals_ok}: ${setup.stones} / ${max}` : setup.problem;
   t.className = `totals ${ok ? 'ok' : 'bad'}`;
   $('editor-apply').disabled = !ok;
-  return ok;
-}
-
-function fillGrid(parsed) {
-  const n = state.ruleset.n;
-  if (!parsed || parsed.rows.some((r) => r.length !== n)) return false;
-  EDIT_ROWS.forEach((r, i) => parsed.rows[i].forEach((v, c) => ($(`edit-${r}-${c}`).value = v)));
-  $('editor-side').value = parsed.side === 'N' ? 'N' : 'S';
-  return true;
 }
 
 function openEditor() {
@@ -1110,17 +1039,13 @@ function openEditor() {
       input.max = String(state.ruleset.total_stones);
       input.id = `edit-${r}-${c}`;
       input.setAttribute('aria-label', `${r}${number}`);
-      input.addEventListener('input', () => {
-        $('editor-text').value = editorText();
-        editorTotals();
-      });
+      input.addEventListener('input', () => editorChanged('grid'));
       grid.append(input);
     }
   });
   $('editor-text').value = state.position;
-  fillGrid(parseRows(state.position));
   $('editor-error').textContent = '';
-  editorTotals();
+  editorChanged('text');
   $('editor').showModal();
 }
 
@@ -1276,7 +1201,6 @@ function playOn(side) {
   tree = lineTree(game.moves);
   game.pending = [];
   game.resigned = null;
-  picks = [];
   generation++;
   setMode('ai');
   if (analysing) setAnalysing(false);
@@ -1372,10 +1296,9 @@ $('record-file').addEventListener('change', (e) => {
 });
 $('editor-apply').addEventListener('click', applyEditor);
 $('editor-cancel').addEventListener('click', () => $('editor').close());
-$('editor-side').addEventListener('change', () => ($('editor-text').value = editorText()));
-$('editor-text').addEventListener('input', () => {
-  if (fillGrid(parseRows($('editor-text').value))) editorTotals();
-});
+$('editor-side').addEventListener('change', () => editorChanged('grid'));
+// Text that cannot be read yet (being typed) changes nothing; Apply says what is wrong.
+$('editor-text').addEventListener('input', () => editorChanged('text'));
 $('speed').addEventListener('input', (e) => {
   board && board.setSpeed(e.target.value);
   localStorage.setItem('matombo-speed', e.target.value);

@@ -3,7 +3,7 @@
 // engine (engine.js: matombo's own rules in WebAssembly) replays the moves the server sends
 // to draw the board, offers the decisions of a turn being built and gives each turn's
 // sowing for its animation, so that this page never reads positions or rulesets itself.
-import { Board, bonusTargets, nextOnTrack, rowsAfterPicks, sortPicks } from '../js/board.js';
+import { Board } from '../js/board.js';
 import { request } from '../js/engine.js';
 import { sound, soundButton } from '../js/sound.js';
 
@@ -17,7 +17,6 @@ const NAME_KEY = 'matombo-online-name';
 const Side = (s) => (s === 'north' ? 'North' : 'South'); // board.js writes sides capitalised
 const other = (s) => (s === 'north' ? 'south' : 'north');
 const sideWord = (s) => (s === 'north' ? words.north : words.south);
-const moverOf = (token) => (token[0] === 'B' || token[0] === 'A' ? 'south' : 'north');
 
 function readSaved() {
   try {
@@ -38,7 +37,6 @@ function store() {
 let room = null; // the server's state: start, moves, seats, clock, outcome, you, …
 let view = null; // the engine's state of the game now (with our turn's decisions so far)
 let pending = []; // decisions of our turn so far
-let picks = []; // bonus picks clicked, in the order clicked
 let sent = null; // {ply, token}: our turn, sent and not yet confirmed
 let busy = false; // an animation or an engine request is under way
 let at = null; // the turn looked at in the move list (null: the game now)
@@ -105,10 +103,6 @@ const seated = () => room && room.seats.south.taken && room.seats.north.taken;
 const myTurn = () =>
   room && view && !room.outcome && !ended && room.you && room.you === view.to_move && seated() && !sent && at === null;
 
-function pickTargets() {
-  return bonusTargets({ game: view.ruleset.game, rows: view.rows, mover: Side(view.to_move), left: view.left, picks });
-}
-
 // ---- drawing ----------------------------------------------------------------------
 
 function render() {
@@ -118,15 +112,16 @@ function render() {
   const looking = at !== null && looked;
   const picking = mine && view.phase === 'bonus';
   const shown = looking ? looked : view;
-  board.setRows(picking ? rowsAfterPicks(view.rows, picks, view.ruleset.game) : shown.rows);
-  board.setClickable(mine ? (picking ? pickTargets() : view.clickable) : [], view.phase === 'bonus' ? 'take' : 'start');
+  // The engine takes the picks made (in any order) out of the rows and offers the holes left.
+  board.setRows(shown.rows);
+  board.setClickable(mine ? view.clickable : [], view.phase === 'bonus' ? 'take' : 'start');
   const moves = looking ? room.moves.slice(0, at) : room.moves;
   const marking = !pending.length && !busy && moves.length;
   const known = lastTurn && lastTurn.ply === moves.length - 1 ? lastTurn : null;
   board.setMarks({
     last: marking ? [moves[moves.length - 1].match(/^[AaBb]\d+/)[0]] : [],
     path: marking && known ? known.path : [],
-    picked: picking ? picks : [],
+    picked: picking ? view.picks : [],
     named: mine && view.phase === 'head' ? view.head : null,
   });
   renderStatus(mine);
@@ -141,7 +136,7 @@ function render() {
   $('btn-skip').disabled = !busy;
   $('btn-replay').disabled = busy || !room.moves.length || !!pending.length || at !== null;
   $('btn-live').hidden = at === null;
-  $('btn-restart').hidden = !mine || !(pending.length || picks.length);
+  $('btn-restart').hidden = !mine || !pending.length;
   root.dataset.ply = String(room.moves.length);
   root.dataset.offer = mine ? 'yes' : 'no';
   root.dataset.phase = room.outcome ? 'over' : view.phase;
@@ -171,7 +166,7 @@ function renderStatus(mine) {
       cont.disabled = !view.legal.includes('continue');
       stop.disabled = !view.legal.includes('stop');
     } else if (view.phase === 'bonus') {
-      const left = view.left - picks.length;
+      const left = view.left;
       if (view.ruleset.game === 'tsoro') {
         prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
         done.hidden = false;
@@ -270,8 +265,10 @@ function renderMoves() {
   list.replaceChildren();
   let li = null;
   let number = 1;
+  // The engine names the first mover; turns alternate.
+  const first = view.start_to_move;
   room.moves.forEach((t, i) => {
-    const side = moverOf(t);
+    const side = i % 2 === 0 ? first : other(first);
     if (!li || side === 'south') {
       li = document.createElement('li');
       li.value = number;
@@ -342,8 +339,11 @@ function setClock(c) {
 
 // ---- playing ----------------------------------------------------------------------
 
-/** Applies decisions of our turn in the engine, animates them, and sends the turn once whole. */
-async function decide(list, finishBonus = false) {
+/**
+ * Applies decisions of our turn in the engine, animates them, and sends the turn once whole.
+ * A bonus pick that leaves the bonus open is shown at once (the engine took it out of the rows).
+ */
+async function decide(list) {
   if (!myTurn() || busy) return;
   busy = true;
   setError('');
@@ -352,19 +352,15 @@ async function decide(list, finishBonus = false) {
   let next;
   try {
     next = await game({ moves: room.moves, pending, apply: list });
-    // Fewer Tsoro bonus picks than allowed: the bonus is closed with "done".
-    if (finishBonus && next.phase === 'bonus' && next.pending.length && next.moves.length === room.moves.length) {
-      next = await game({ moves: room.moves, pending: next.pending, apply: ['done'] });
-    }
   } catch (e) {
     busy = false;
     setError(`${words.illegal}: ${e.message}`);
     render();
     return;
   }
-  await board.animate(next.events, Side(mover));
+  const pickOnly = view.phase === 'bonus' && next.phase === 'bonus' && next.moves.length === room.moves.length;
+  if (!pickOnly) await board.animate(next.events, Side(mover));
   busy = false;
-  picks = [];
   if (next.moves.length > room.moves.length) {
     const ply = room.moves.length;
     const move = next.moves[ply];
@@ -382,42 +378,26 @@ async function decide(list, finishBonus = false) {
 function onHole(label) {
   if (!myTurn() || busy) return;
   if (view.phase === 'start' && view.legal.includes(`sow ${label}`)) decide([`sow ${label}`]);
-  else if (view.phase === 'bonus' && pickTargets().includes(label)) {
-    picks.push(label);
-    if (!pickTargets().length) finishPicks();
-    else render();
-  }
+  else if (view.phase === 'bonus' && view.legal.includes(`take ${label}`)) decide([`take ${label}`]);
 }
 
-/** Ends the bonus with the picks made, in canonical order (RULES.md §6.4). */
+/** Ends a Tsoro bonus early: the engine records the picks made in canonical order. */
 function finishPicks() {
   if (!myTurn() || busy || view.phase !== 'bonus') return;
-  const list = sortPicks(picks, Side(view.to_move), view.ruleset.n).map((h) => `take ${h}`);
-  if (!list.length) decide(['done']);
-  else decide(list, true);
+  decide(['done']);
 }
 
 /** Starts our turn again from its beginning (nothing was sent yet). */
 async function restartTurn() {
   if (busy || !myTurn()) return;
   pending = [];
-  picks = [];
   view = await game({ moves: room.moves });
   render();
 }
 
-/** The holes a turn's laps sowed into, in order. */
-function pathOf(events, n) {
-  const path = [];
-  for (const e of events) {
-    if (e.type !== 'lap') continue;
-    let h = e.from;
-    for (let i = 0; i < e.stones; i++) {
-      h = nextOnTrack(h, n);
-      if (!path.includes(h)) path.push(h);
-    }
-  }
-  return path;
+/** The holes a turn's laps sowed into, each once, in order (the engine's lap paths). */
+function pathOf(events) {
+  return [...new Set(events.flatMap((e) => (e.type === 'lap' ? e.path : [])))];
 }
 
 /** What the last turn did (for its marks and "Replay last turn"), from the engine. */
@@ -427,7 +407,7 @@ async function learnLastTurn() {
   const before = await game({ moves: room.moves.slice(0, n - 1) });
   const after = await game({ moves: room.moves.slice(0, n - 1), token: room.moves[n - 1] });
   if (room.moves.length !== n) return;
-  lastTurn = { ply: n - 1, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events, before.ruleset.n) };
+  lastTurn = { ply: n - 1, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events) };
 }
 
 async function replayLast() {
@@ -449,7 +429,6 @@ async function onState(v) {
   room = v;
   if (v.you) saved.side = v.you;
   pending = [];
-  picks = [];
   sent = null;
   at = null;
   looked = null;
@@ -476,7 +455,6 @@ async function onTurn(v) {
   if (!ours) {
     // The opponent's turn (or ours from another tab), animated as it arrives.
     pending = [];
-    picks = [];
     at = null;
     looked = null;
     busy = true;
@@ -490,7 +468,7 @@ async function onTurn(v) {
   room.ply = room.moves.length;
   room.position = v.position;
   setClock(v.clock);
-  lastTurn = { ply: v.ply, before: before.rows, events: after.events, mover: v.side, path: pathOf(after.events, before.ruleset.n) };
+  lastTurn = { ply: v.ply, before: before.rows, events: after.events, mover: v.side, path: pathOf(after.events) };
   view = await game({ moves: room.moves });
   if (v.outcome && !room.outcome) sound.play('end');
   room.outcome = v.outcome;
