@@ -63,7 +63,7 @@ test('a lesson completed by clicking: bonus holes picked in any order, progress 
   assert((await page.textContent('#demo-move')).includes('B6xb5'), 'the demonstration says its turn');
   await click(page, 'B6');
   assert((await page.$eval('#lesson', (l) => l.dataset.phase)) === 'bonus', 'the capture offers the bonus');
-  // b6 before b2: the page sends them in canonical order.
+  // b6 before b2: the engine takes bonus picks in any order.
   await click(page, 'b6');
   assert(await page.locator('#task-board g.hole[data-hole="b6"].picked').count(), 'b6 marked as picked');
   assert(!(await page.locator('#task-board g.hole[data-hole="b6"].takeable').count()), 'b6 cannot be picked twice');
@@ -120,7 +120,7 @@ test('a wrong turn is refused with what happened and a hint; then solved', async
   await click(page, 'B2');
   await page.click('#btn-stop');
   await ready(page, 'solved');
-  // A bonus cut short with Done is sent with the picks made: b2 alone is not the task.
+  // A bonus cut short with Done: b2 alone is not the task.
   await page.goto(`${base}/learn/bonus`);
   await ready(page);
   await click(page, 'B6');

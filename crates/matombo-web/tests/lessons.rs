@@ -61,18 +61,10 @@ fn meets(goal: &Goal, seen: &Seen) -> bool {
         && goal.draw.is_none_or(|d| winner.as_ref().is_some_and(|x| x.is_none()) == d)
 }
 
-/// The learner's steps of a turn as the page sends them: the start, each head choice, then
-/// the whole bonus (its picks and `done`) at once.
+/// The learner's steps of a turn as the page sends them: one decision a step (the start,
+/// each head choice, each bonus pick, `done`).
 fn steps(decisions: &[Decision]) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = Vec::new();
-    for d in decisions {
-        let bonus = matches!(d, Decision::Take(_) | Decision::Done);
-        match out.last_mut() {
-            Some(last) if bonus && last[0].starts_with("take") => last.push(d.to_string()),
-            _ => out.push(vec![d.to_string()]),
-        }
-    }
-    out
+    decisions.iter().map(|d| vec![d.to_string()]).collect()
 }
 
 /// Plays `token` step by step from the task's start; answers whether the goal was met at

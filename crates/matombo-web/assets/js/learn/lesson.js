@@ -1,11 +1,11 @@
 // A lesson page: the demonstration plays its turns through the engine on a small board;
 // then each task is played on the real board, one decision at a time through the engine
 // (engine.js `request`, the same answers as POST /api/game). After each of the learner's
-// steps (the start, each head choice, the whole bonus) the task's goal is compared with the
+// steps (the start, each head choice, each bonus pick or `done`) the task's goal is compared with the
 // engine's answers (goal.js): met, the task is solved; the turn over without it, the turn is
 // refused and the board set back, with what happened and a hint. Nothing here decides a
 // rule: the holes offered, the head choice and the bonus picks allowed are the engine's.
-import { Board, bonusOrder, sortPicks } from '../board.js';
+import { Board } from '../board.js';
 import { request } from '../engine.js';
 import { describe, meets } from './goal.js';
 import * as progress from './progress.js';
@@ -69,14 +69,10 @@ let index = 0; // the task shown
 let task = null;
 let state = null; // the engine's last answer for the task
 let seen = null; // the learner's steps so far: decisions, events, last answer
-let picks = []; // bonus holes picked but not yet sent, in the order clicked
-let preview = null; // the engine's answer with those picks taken
-let offered = []; // the holes the engine accepts as the next pick
 let busy = false;
 let solved = false;
 
 const body = (extra = {}) => ({ start: task.position, moves: task.moves || [], pending: seen.decisions, ...extra });
-const takes = (list) => sortPicks(list, 'South', state.ruleset.n).map((h) => `take ${h}`);
 
 function feedback(text, kind) {
   $('feedback').textContent = text;
@@ -96,8 +92,6 @@ async function loadTask(i, keepFeedback = false) {
   index = i;
   task = data.tasks[i];
   seen = { decisions: [], events: [], state: null };
-  picks = [];
-  preview = null;
   solved = false;
   state = await request('/api/game', body());
   seen.state = state;
@@ -117,30 +111,15 @@ async function loadTask(i, keepFeedback = false) {
   await render();
 }
 
-/**
- * The bonus holes the engine accepts as the next pick, with `picks` taken first (each set
- * sent in canonical order), and the board with those picks taken.
- */
-async function refreshBonus() {
-  offered = [];
-  for (const h of bonusOrder('South', state.ruleset.n)) {
-    try {
-      await request('/api/game', body({ apply: takes([...picks, h]) }));
-      offered.push(h);
-    } catch (_) {
-      /* not a legal pick now */
-    }
-  }
-  preview = picks.length ? await request('/api/game', body({ apply: takes(picks) })) : null;
-}
-
 async function render() {
   const bonus = state.phase === 'bonus' && !solved;
-  if (bonus) await refreshBonus();
-  board.setRows(preview && bonus ? preview.rows : state.rows);
+  // In the bonus the engine has taken the picks made (in any order) out of the rows and
+  // offers the holes that may still be picked.
+  board.setRows(state.rows);
   const open = !busy && !solved;
-  board.setClickable(open ? (bonus ? offered : state.phase === 'start' ? state.clickable : []) : [], bonus ? 'take' : 'start');
-  if (bonus) board.setMarks({ picked: picks });
+  const pickable = bonus || state.phase === 'start';
+  board.setClickable(open && pickable ? state.clickable : [], bonus ? 'take' : 'start');
+  if (bonus) board.setMarks({ picked: state.picks || [] });
   const head = open && state.phase === 'head';
   $('btn-continue').hidden = $('btn-stop').hidden = !head;
   $('btn-continue').disabled = !state.legal.includes('continue');
@@ -150,7 +129,7 @@ async function render() {
   let prompt = '';
   if (head) prompt = fill(words.head_choice, { hole: state.head });
   else if (open && bonus) {
-    const left = state.left - picks.length;
+    const left = state.left;
     prompt =
       state.ruleset.game === 'tsoro'
         ? left === 1
@@ -192,13 +171,12 @@ async function step(decisions, already = false) {
     await render();
     return;
   }
-  if (preview) board.setRows(state.rows);
-  await board.animate(next.events, 'South');
+  // A bonus pick is shown at once (as on the board page); sowings are animated.
+  if (decisions[0].startsWith('take')) board.setRows(next.rows);
+  else await board.animate(next.events, 'South');
   board.setMarks({});
   seen = { decisions: [...seen.decisions, ...decisions], events: [...seen.events, ...next.events], state: next };
   state = next;
-  picks = [];
-  preview = null;
   if (meets(task.goal, seen)) {
     solved = true;
     busy = false;
@@ -228,40 +206,13 @@ async function step(decisions, already = false) {
 async function onHole(label) {
   if (busy || solved) return;
   if (state.phase === 'start') return step([`sow ${label}`]);
-  if (state.phase !== 'bonus' || !offered.includes(label)) return;
-  busy = true;
-  root.dataset.state = 'busy';
-  picks.push(label);
-  // Complete when the engine's count of picks is reached or no hole can be added.
-  if (picks.length < state.left) {
-    await refreshBonus();
-    if (offered.length) {
-      busy = false;
-      return render();
-    }
-  }
-  return commitPicks();
-}
-
-/**
- * Sends the bonus as one step: the picks in canonical order, then `done` if the engine
- * still waits for picks (a Tsoro bonus cut short).
- */
-async function commitPicks() {
-  busy = true;
-  root.dataset.state = 'busy';
-  const list = takes(picks);
-  let rest = ['done'];
-  if (list.length) {
-    const after = await request('/api/game', body({ apply: list }));
-    if (after.phase !== 'bonus' || after.played.length) rest = [];
-  }
-  return step([...list, ...rest], true);
+  // Each bonus pick is one step, in any order; the engine ends the bonus when it is whole.
+  if (state.phase === 'bonus' && state.clickable.includes(label)) return step([`take ${label}`]);
 }
 
 $('btn-continue').addEventListener('click', () => step(['continue']));
 $('btn-stop').addEventListener('click', () => step(['stop']));
-$('btn-done').addEventListener('click', () => !busy && !solved && commitPicks());
+$('btn-done').addEventListener('click', () => step(['done']));
 $('btn-hint').addEventListener('click', showHint);
 $('btn-retry').addEventListener('click', () => !busy && loadTask(index));
 $('btn-next-task').addEventListener('click', () => loadTask(index + 1));
