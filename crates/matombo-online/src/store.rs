@@ -594,7 +594,7 @@ impl Store {
         w.pragma_update(None, "wal_autocheckpoint", 0)?;
         // A read-only file or directory would otherwise only show at the first turn.
         w.execute_batch("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);")?;
-        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::online::handle::now_ms() as i64])
+        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::handle::now_ms() as i64])
             .map_err(|e| StoreError(format!("the database is not writable: {e}")))?;
         let ck = connect(path)?;
         // The thread ends when the last handle on the store is dropped (its sender with it).

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::{routes, Limits};
+use matombo_online::{routes, Limits};
 use crate::local::{loopback, LocalServer};
 
 /// What to run.

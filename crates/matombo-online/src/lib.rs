@@ -1,3 +1,5 @@
+//! # matombo-online
+//!
 //! Online play between two people (or two teams) through `matombo serve`.
 //!
 //! - [`room`]: the pure core (seats, secret tokens, ply numbers, clocks, validation).
@@ -6,17 +8,19 @@
 //! - `server`: the router; `http` (the HTTP API and pages), `ws` (the WebSocket
 //!   endpoint), `handle` (live rooms), `views` (the JSON a client sees), `budget`
 //!   (connection and turn limits), `lifecycle` (game ends, clock watch, expiry).
-//! - [`loadtest`]: the client side of `matombo loadtest`.
+//! - [`methods`]: one-method routes (`405` otherwise), shared with the site's API.
 //!
-//! Routes: pages `/online/` (new game), `/online/game/{id}` (play or watch),
-//! `/online/archive`; API under `/api/online/` (see the `server` module).
+//! The site (`matombo-web`) draws the pages [`PAGE_PATHS`] (`/online/` new game,
+//! `/online/game/{id}` play or watch, `/online/archive`, …) and mounts [`routes`], the API
+//! under `/api/online/` (see the `server` module).
+#![deny(missing_docs)]
 
 mod budget;
 mod handle;
 mod http;
 mod lifecycle;
-pub mod loadtest;
 mod lobby;
+pub mod methods;
 pub mod protocol;
 pub mod rating;
 pub mod room;
@@ -31,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use server::routes;
+pub use server::{routes, PAGE_PATHS};
 
 /// Limits that protect the server; the defaults suit a public server.
 #[derive(Clone, Debug)]
