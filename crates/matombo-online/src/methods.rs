@@ -37,4 +37,3 @@ where
 {
     axum::routing::get(handler).fallback(|| async { wrong_method("GET, HEAD") })
 }
-

@@ -12,13 +12,11 @@
 //! - `GET /api/online/lobby/ws` → the lobby's WebSocket (challenges, pairing, identities).
 //! - `GET /api/online/challenges/{id}` → one challenge (for its link's page).
 //! - `GET /api/online/groups`, `/api/online/leaderboard/{group}`, `/api/online/players/{id}`.
-//! - `POST /api/online/decisions` `{"position":"…","decisions":["sow B2",…]}` → the next
-//!   legal decisions, the token when complete, and the sowing events for animation.
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
-use crate::http::{archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, player};
+use crate::http::{archive, claim_seat, create_room, get_record, get_room, groups, leaderboard, player};
 use crate::lobby::{get_challenge, lobby_upgrade};
 use crate::methods::{get_only, post_only};
 use crate::ws::ws_upgrade;
@@ -38,7 +36,6 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/api/online/rooms/{id}/record", get_only(get_record))
         .route("/api/online/rooms/{id}/ws", get_only(ws_upgrade))
         .route("/api/online/archive", get_only(archive))
-        .route("/api/online/decisions", post_only(decisions))
         .route("/api/online/lobby/ws", get_only(lobby_upgrade))
         .route("/api/online/groups", get_only(groups))
         .route("/api/online/challenges/{id}", get_only(get_challenge))
