@@ -51,6 +51,17 @@ if [ "${SKIP_E2E:-0}" != 1 ]; then
   step "install tmux, chromium and a Bengali font" apt_install tmux chromium fonts-lohit-beng-bengali
 fi
 
+# PostgreSQL for the store tests (both backends run them): Debian's package and a
+# throwaway cluster (scripts/pg-cluster.sh), stopped at exit. Without it the PostgreSQL
+# tests fail under CI rather than skip.
+step "install postgresql" apt_install postgresql
+if pg_env=$(bash scripts/pg-cluster.sh start); then
+  eval "$pg_env"
+  trap 'bash scripts/pg-cluster.sh stop "$PG_CLUSTER_DIR"; rm -rf "$notes"' EXIT
+else
+  failed+=("postgresql cluster")
+fi
+
 step "format" cargo fmt --all -- --check
 step "clippy" cargo clippy --workspace --all-targets -q -- -D warnings
 step "tests" cargo test --workspace -q

@@ -39,7 +39,6 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use axum::{Json, Router};
 pub use matombo_api::{
     game, games, AiAnswer, AiRequest, ErrorBody, ErrorCode, EventJson, ExportAnswer, ExportRequest, GameInfo,
@@ -368,36 +367,8 @@ pub async fn no_such_route(uri: axum::http::Uri) -> Response {
     (StatusCode::NOT_FOUND, Json(ErrorBody::new(ErrorCode::NotFound, &message))).into_response()
 }
 
-/// A route's answer to a method it does not take: `405` with `Allow` and the error body.
-pub fn wrong_method(allow: &'static str) -> Response {
-    let message = format!("this route answers {allow} only");
-    (
-        StatusCode::METHOD_NOT_ALLOWED,
-        [(header::ALLOW, allow)],
-        Json(ErrorBody::new(ErrorCode::MethodNotAllowed, &message)),
-    )
-        .into_response()
-}
-
-/// `POST` only, any other method answered [`wrong_method`].
-pub fn post_only<H, T, S>(handler: H) -> axum::routing::MethodRouter<S>
-where
-    H: axum::handler::Handler<T, S>,
-    T: 'static,
-    S: Clone + Send + Sync + 'static,
-{
-    post(handler).fallback(|| async { wrong_method("POST") })
-}
-
-/// `GET` (and `HEAD`) only, any other method answered [`wrong_method`].
-pub fn get_only<H, T, S>(handler: H) -> axum::routing::MethodRouter<S>
-where
-    H: axum::handler::Handler<T, S>,
-    T: 'static,
-    S: Clone + Send + Sync + 'static,
-{
-    axum::routing::get(handler).fallback(|| async { wrong_method("GET, HEAD") })
-}
+// The method guards are shared with online play's routes.
+pub use matombo_online::methods::{get_only, post_only, wrong_method};
 
 /// `POST /api/ruleset`: a ruleset's canonical name from its name or its game and options.
 pub async fn ruleset_handler(body: Result<Bytes, BytesRejection>) -> Result<Json<matombo_api::RulesetInfo>, Response> {

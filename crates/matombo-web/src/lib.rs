@@ -8,16 +8,16 @@
 
 pub mod api;
 pub mod assets;
-pub mod attack;
 pub mod egtb;
 pub mod headers;
 pub mod learn;
 pub mod limits;
-mod local;
 pub mod offline;
-pub mod online;
 pub mod pages;
 pub mod static_site;
+
+/// Online play, its own crate; the site mounts its routes and draws its pages.
+pub use matombo_online as online;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -78,7 +78,8 @@ pub fn app(online: online::OnlineState) -> Router {
 pub fn app_with_tables(online: online::OnlineState, egtb: egtb::Egtb) -> Router {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let routes = site_routes(api::AiPool::new(threads).with_tables(egtb), api::CpuBudget::new(threads));
-    headers::harden(routes.merge(online::routes(online)))
+    let pages = online::PAGE_PATHS.iter().fold(Router::new(), |r, path| r.route(path, get(pages::online_page)));
+    headers::harden(routes.merge(pages).merge(online::routes(online)))
 }
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).

@@ -1,10 +1,10 @@
 //! `matombo attack`: replays the attacks of issue 29 on loopback while an honest client
 //! measures; a table (or JSON) per attack and a non-zero exit on a failed verdict. The
-//! harness is `matombo_web::attack`.
+//! harness is `matombo_harness::attack`.
 
 use std::time::Duration;
 
-use matombo_web::attack::{self, Config, Scale, Thresholds, ATTACKS};
+use matombo_harness::attack::{self, Config, Scale, Thresholds, ATTACKS};
 
 /// Arguments of `matombo attack`.
 #[derive(clap::Args)]

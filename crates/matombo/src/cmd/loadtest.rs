@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use matombo_core::Ruleset;
-use matombo_web::online::loadtest::{self, Config, Live};
+use matombo_harness::loadtest::{self, Config, Live};
 
 /// Arguments of `matombo loadtest`.
 #[derive(clap::Args)]

@@ -11,6 +11,7 @@ use anyhow::Context;
   matombo serve                       # http://127.0.0.1:8080/
   matombo serve --port 0 --open       # a free port, opened in the browser
   matombo serve --host 0.0.0.0 --port 80 --db /var/lib/matombo/online.sqlite
+  matombo serve --db postgres://matombo@127.0.0.1:5432/matombo   # a PostgreSQL database
   matombo serve --allow-origin https://example.org   # pages of another site may use the API
   matombo serve --egtb egtb           # the AI and the board use the endgame tables in ./egtb
 
@@ -25,8 +26,10 @@ pub struct Args {
     /// Open the site in the default browser once the server listens.
     #[arg(long)]
     pub open: bool,
-    /// Online play's database file (default: online.sqlite in the user's data directory).
-    #[arg(long, value_name = "PATH")]
+    /// Online play's database: a SQLite file (default: online.sqlite3 in the user's data
+    /// directory), or a PostgreSQL URL `postgres://user@host:port/db` that several nodes
+    /// may share.
+    #[arg(long, value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
     /// An origin (e.g. `https://example.org`) whose pages may post to the API and open the
     /// WebSocket, besides the server's own; repeatable; `*` allows any.
@@ -71,7 +74,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let config = matombo_web::Config { host: args.host, port: args.port, db: args.db, limits };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async move {
-        let online = matombo_web::online::OnlineState::open(config.db.as_deref())
+        // The URL decides: PostgreSQL for `postgres://…`, else a SQLite file. A database
+        // that cannot be reached stops the start here, before anything listens.
+        let db = matombo_web::online::db_of(config.db.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let online = matombo_web::online::OnlineState::connect(&db, matombo_web::online::Limits::default())
+            .await
             .map_err(|e| anyhow::anyhow!("{e}"))
             .context("opening the online-play database")?;
         let (listener, addr) = matombo_web::bind(&config)

@@ -1,4 +1,4 @@
-//! The HTTP routes of online play: create, claim, state, record, archive, decisions and
+//! The HTTP routes of online play: create, claim, state, record, archive and
 //! the pages; their errors as `{"error": code, "message": sentence}`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -10,7 +10,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use matombo_api::{ErrorBody, ErrorCode};
-use matombo_core::{Decision, Position, Record, Ruleset, Side, Token};
+use matombo_core::{Record, Ruleset, Side};
 use rand::{Rng, SeedableRng as _};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -20,7 +20,7 @@ use super::lifecycle::{closed_message, watch_clock};
 use super::protocol;
 use super::room::{Room, RoomError, TimeControl, MAX_CLOCK_MS};
 use super::store::Op;
-use super::views::{event_json, links, side_str, state_json};
+use super::views::{links, side_str, state_json};
 use super::OnlineState;
 
 /// An API error: HTTP status, machine code and a sentence, answered as the one error body
@@ -304,61 +304,13 @@ pub(super) struct ArchiveQuery {
 pub(super) async fn archive(State(s): State<OnlineState>, Query(q): Query<ArchiveQuery>) -> Result<Response, ApiError> {
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
-    let store = s.inner.store.clone();
-    let list = tokio::task::spawn_blocking(move || store.archive(limit, offset))
+    let list = s
+        .inner
+        .store
+        .archive(limit, offset)
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
     Ok(Json(json!({"games": list, "limit": limit, "offset": offset})).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct DecisionsReq {
-    position: String,
-    #[serde(default)]
-    decisions: Vec<String>,
-    /// A whole turn instead of decisions (to animate a turn received).
-    #[serde(default)]
-    token: Option<String>,
-}
-
-/// The next decisions of a turn under construction (the page has no rules engine).
-pub(super) async fn decisions(
-    body: Result<Json<DecisionsReq>, axum::extract::rejection::JsonRejection>,
-) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
-    let bad = |code: ErrorCode, m: String| ApiError(StatusCode::BAD_REQUEST, code, m);
-    let pos: Position = req.position.parse().map_err(|e| bad(ErrorCode::BadPosition, format!("{e}")))?;
-    if req.decisions.len() > 400 {
-        return Err(bad(ErrorCode::InvalidField, "too many decisions".into()));
-    }
-    let mut turn = pos.begin_turn();
-    let mut events = Vec::new();
-    let mut list: Vec<Decision> = Vec::with_capacity(req.decisions.len());
-    for d in &req.decisions {
-        list.push(d.parse().map_err(|e| bad(ErrorCode::BadDecision, format!("{e}")))?);
-    }
-    if let Some(t) = &req.token {
-        let token: Token = t.parse().map_err(|e| bad(ErrorCode::BadMove, format!("{e}")))?;
-        list.extend(pos.resolve(&token).map_err(|e| bad(ErrorCode::Illegal, e.to_string()))?);
-    }
-    for d in list {
-        turn.apply_with(d, &mut |e| events.push(event_json(e))).map_err(|e| bad(ErrorCode::Illegal, e.to_string()))?;
-    }
-    let complete = turn.is_complete();
-    let next: Vec<String> =
-        if complete { Vec::new() } else { turn.decisions().iter().map(|d| d.to_string()).collect() };
-    let partial = turn.position().to_string();
-    let token = turn.token().map(|t| t.to_string());
-    Ok(Json(json!({
-        "complete": complete,
-        "decisions": next,
-        "token": token,
-        "position": partial,
-        "events": events,
-    }))
-    .into_response())
 }
 
 // ---------------------------------------------------------------- players
@@ -389,10 +341,11 @@ pub(super) async fn leaderboard(
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
     let since = now_ms().saturating_sub(365 * 24 * 3600 * 1000);
-    let store = s.inner.store.clone();
-    let rows = tokio::task::spawn_blocking(move || store.leaderboard(g.name, since, limit, offset))
+    let rows = s
+        .inner
+        .store
+        .leaderboard(g.name.to_string(), since, limit, offset)
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
     let players: Vec<Value> = rows
         .iter()
@@ -423,24 +376,35 @@ pub(super) async fn player(
     }
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
-    let store = s.inner.store.clone();
-    let found = tokio::task::spawn_blocking(move || {
-        let p = store.player(&id)?;
-        let h = match &p {
-            Some(p) => store.history(&p.id, limit, offset)?,
-            None => Vec::new(),
-        };
-        Ok::<_, super::store::StoreError>((p, h))
-    })
-    .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
-    let (Some(p), games) = found else { return Err(not_found()) };
+    let storage =
+        |e: super::store::StoreError| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string());
+    let Some(p) = s.inner.store.player(id).await.map_err(storage)? else { return Err(not_found()) };
+    let games = s.inner.store.history(p.id.clone(), limit, offset).await.map_err(storage)?;
     let mut v = super::lobby::player_json(&p);
-    v["games"] = games.into();
+    v["games"] = games.iter().map(history_json).collect::<Vec<_>>().into();
     v["limit"] = limit.into();
     v["offset"] = offset.into();
     Ok(Json(v).into_response())
+}
+
+/// One finished game of a player, as `GET /api/online/players/{id}` lists it.
+fn history_json(h: &super::store::HistoryRow) -> Value {
+    let r2 = super::store::round2;
+    let pair = |p: Option<(f64, f64)>| p.map_or(Value::Null, |(r, d)| json!({"rating": r2(r), "rd": r2(d)}));
+    let group = h.ruleset.parse::<Ruleset>().map(super::rating::group_of).unwrap_or("other");
+    json!({
+        "room": h.room,
+        "ruleset": h.ruleset,
+        "group": group,
+        "side": if h.south { "south" } else { "north" },
+        "opponent": {"id": h.opponent_id, "name": h.opponent_name},
+        "result": match h.winner.as_deref() { Some("south") => "1-0", Some("north") => "0-1", _ => "1/2-1/2" },
+        "termination": h.termination,
+        "rated": h.rated,
+        "before": pair(h.before),
+        "after": pair(h.after),
+        "finished": h.finished,
+    })
 }
 
 #[cfg(test)]

@@ -7,42 +7,35 @@
 //! - `POST /api/online/rooms/{id}/claim` `{"invite":"…","name":"…"}` → the free seat.
 //! - `GET /api/online/rooms/{id}` → public state (`?positions=1` adds every position).
 //! - `GET /api/online/rooms/{id}/record` → the game record (text).
-//! - `GET /api/online/rooms/{id}/ws` → WebSocket (see [`super::protocol`]).
+//! - `GET /api/online/rooms/{id}/ws` → WebSocket (see [`crate::protocol`]).
 //! - `GET /api/online/archive?limit=&offset=` → finished games, newest first.
 //! - `GET /api/online/lobby/ws` → the lobby's WebSocket (challenges, pairing, identities).
 //! - `GET /api/online/challenges/{id}` → one challenge (for its link's page).
 //! - `GET /api/online/groups`, `/api/online/leaderboard/{group}`, `/api/online/players/{id}`.
-//! - `POST /api/online/decisions` `{"position":"…","decisions":["sow B2",…]}` → the next
-//!   legal decisions, the token when complete, and the sowing events for animation.
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
 use axum::Router;
 
-use super::http::{archive, claim_seat, create_room, decisions, get_record, get_room, groups, leaderboard, player};
-use super::lobby::{get_challenge, lobby_upgrade};
-use super::ws::ws_upgrade;
-use super::OnlineState;
-use crate::api::{get_only, post_only};
-use crate::pages::online_page;
+use crate::http::{archive, claim_seat, create_room, get_record, get_room, groups, leaderboard, player};
+use crate::lobby::{get_challenge, lobby_upgrade};
+use crate::methods::{get_only, post_only};
+use crate::ws::ws_upgrade;
+use crate::OnlineState;
 
-/// The routes of online play, with their state applied.
+/// The paths of online play's pages; the site (`matombo-web`) draws them on its templates
+/// and mounts them with [`routes`].
+pub const PAGE_PATHS: [&str; 6] =
+    ["/online", "/online/", "/online/archive", "/online/leaderboard", "/online/player", "/online/game/{*id}"];
+
+/// The API routes of online play (under `/api/online/`), with their state applied.
 pub fn routes(state: OnlineState) -> Router {
     Router::new()
-        // The pages, on the site's templates (header, language switch, four languages).
-        .route("/online", get(online_page))
-        .route("/online/", get(online_page))
-        .route("/online/archive", get(online_page))
-        .route("/online/leaderboard", get(online_page))
-        .route("/online/player", get(online_page))
-        .route("/online/game/{*id}", get(online_page))
         .route("/api/online/rooms", post_only(create_room))
         .route("/api/online/rooms/{id}", get_only(get_room))
         .route("/api/online/rooms/{id}/claim", post_only(claim_seat))
         .route("/api/online/rooms/{id}/record", get_only(get_record))
         .route("/api/online/rooms/{id}/ws", get_only(ws_upgrade))
         .route("/api/online/archive", get_only(archive))
-        .route("/api/online/decisions", post_only(decisions))
         .route("/api/online/lobby/ws", get_only(lobby_upgrade))
         .route("/api/online/groups", get_only(groups))
         .route("/api/online/challenges/{id}", get_only(get_challenge))

@@ -2,8 +2,8 @@
 //! outcomes and events are the JSON API's own types (crate `matombo-api`), so that the
 //! board page and online play read one format.
 
-use matombo_api::{EventJson, OutcomeJson, SideJson};
-use matombo_core::{Event, Outcome, Side};
+use matombo_api::{OutcomeJson, SideJson};
+use matombo_core::{Outcome, Side};
 use serde_json::{json, Value};
 
 use super::room::Room;
@@ -67,8 +67,4 @@ pub(super) fn links(id: &str, seat: Option<&str>, invite: Option<&str>) -> Value
         "seat": seat.map(|t| format!("/online/game/{id}#seat={t}")),
         "invite": invite.map(|i| format!("/online/game/{id}#invite={i}")),
     })
-}
-
-pub(super) fn event_json(e: Event) -> EventJson {
-    EventJson::from(e)
 }

@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use matombo_core::Position;
-use matombo_web::limits::ServerLimits;
-use matombo_web::online::rating::{update, Rating};
-use matombo_web::online::Limits;
+use matombo_online::rating::{update, Rating};
+use matombo_online::Limits;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -31,7 +30,7 @@ fn fast() -> Limits {
 }
 
 async fn server(name: &str, limits: Limits) -> SocketAddr {
-    common::start_server(&common::temp_db("lobby", name), limits, ServerLimits::default()).await
+    common::start_server(&common::temp_db("lobby", name), limits).await
 }
 
 fn secret(c: char) -> String {
@@ -520,18 +519,11 @@ async fn rates_of_challenges_chat_and_new_identities_are_bounded() {
 async fn start_stoppable(
     db: &std::path::Path,
 ) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
-    let state = matombo_web::online::OnlineState::open_with_limits(Some(db), fast()).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(matombo_web::limits::serve_until(
-        listener,
-        matombo_web::app(state),
-        ServerLimits::default(),
-        async move {
-            let _ = stop_rx.await;
-        },
-    ));
+    let (addr, server) = common::serve_until(db, fast(), async move {
+        let _ = stop_rx.await;
+    })
+    .await;
     (addr, stop_tx, server)
 }
 

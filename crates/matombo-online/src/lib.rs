@@ -1,22 +1,27 @@
+//! # matombo-online
+//!
 //! Online play between two people (or two teams) through `matombo serve`.
 //!
 //! - [`room`]: the pure core (seats, secret tokens, ply numbers, clocks, validation).
 //! - [`protocol`]: the WebSocket message format and its strict parser.
-//! - [`store`]: SQLite storage; every turn is committed before anyone hears of it.
+//! - [`store`]: the [`GameStore`] trait and its SQLite (default) and PostgreSQL
+//!   implementations; every turn is committed before anyone hears of it.
 //! - `server`: the router; `http` (the HTTP API and pages), `ws` (the WebSocket
 //!   endpoint), `handle` (live rooms), `views` (the JSON a client sees), `budget`
 //!   (connection and turn limits), `lifecycle` (game ends, clock watch, expiry).
-//! - [`loadtest`]: the client side of `matombo loadtest`.
+//! - [`methods`]: one-method routes (`405` otherwise), shared with the site's API.
 //!
-//! Routes: pages `/online/` (new game), `/online/game/{id}` (play or watch),
-//! `/online/archive`; API under `/api/online/` (see the `server` module).
+//! The site (`matombo-web`) draws the pages [`PAGE_PATHS`] (`/online/` new game,
+//! `/online/game/{id}` play or watch, `/online/archive`, …) and mounts [`routes`], the API
+//! under `/api/online/` (see the `server` module).
+#![deny(missing_docs)]
 
 mod budget;
 mod handle;
 mod http;
 mod lifecycle;
-pub mod loadtest;
 mod lobby;
+pub mod methods;
 pub mod protocol;
 pub mod rating;
 pub mod room;
@@ -31,7 +36,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use server::routes;
+pub use server::{routes, PAGE_PATHS};
+pub use store::{Db, GameStore, StoreError};
 
 /// Limits that protect the server; the defaults suit a public server.
 #[derive(Clone, Debug)]
@@ -138,12 +144,12 @@ pub struct OnlineState {
 
 impl std::fmt::Debug for OnlineState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OnlineState").field("db", &self.inner.store.path()).finish()
+        f.debug_struct("OnlineState").field("db", &self.inner.store.describe()).finish()
     }
 }
 
 pub(crate) struct Inner {
-    store: store::Store,
+    store: Arc<dyn GameStore>,
     rooms: Mutex<HashMap<String, Arc<handle::RoomHandle>>>,
     limits: Limits,
     connections: AtomicUsize,
@@ -179,16 +185,25 @@ impl AddrUse {
 
 /// The default database file: `<data dir>/matombo/online.sqlite3`.
 pub fn default_db_path() -> Result<PathBuf, OnlineError> {
-    let base = dirs::data_dir()
-        .or_else(|| dirs::home_dir().map(|h| h.join(".local/share")))
-        .ok_or_else(|| OnlineError("no data directory found; pass --db PATH".into()))?;
-    Ok(base.join("matombo").join("online.sqlite3"))
+    store::default_db_path().ok_or_else(|| OnlineError("no data directory found; pass --db PATH".into()))
+}
+
+/// What `--db` names: None is the default SQLite file; a `postgres://` (or
+/// `postgresql://`) URL is PostgreSQL; anything else a SQLite file.
+pub fn db_of(arg: Option<&Path>) -> Result<Db, OnlineError> {
+    match arg {
+        None => Ok(Db::Sqlite(default_db_path()?)),
+        Some(p) => match p.to_str() {
+            Some(s) => Ok(Db::parse(s)),
+            None => Ok(Db::Sqlite(p.to_path_buf())),
+        },
+    }
 }
 
 impl OnlineState {
-    /// Opens the store at `db` (None: the default file in the user's data directory,
-    /// parent directories created) with the default limits, and reloads every game in
-    /// progress.
+    /// Opens the SQLite store at `db` (None: the default file in the user's data
+    /// directory, parent directories created) with the default limits, and reloads every
+    /// game in progress.
     pub fn open(db: Option<&Path>) -> Result<OnlineState, OnlineError> {
         OnlineState::open_with_limits(db, Limits::default())
     }
@@ -199,11 +214,46 @@ impl OnlineState {
             Some(p) => p.to_path_buf(),
             None => default_db_path()?,
         };
-        let store = store::Store::open(&path).map_err(|e| OnlineError(format!("{}: {e}", path.display())))?;
+        let store =
+            store::sqlite::SqliteStore::open(&path).map_err(|e| OnlineError(format!("{}: {e}", path.display())))?;
         let now = handle::now_ms();
         let (unclaimed_before, idle_before) = lifecycle::expiry_bounds(&limits, now);
         let rooms =
             store.load_unfinished(now, unclaimed_before, idle_before).map_err(|e| OnlineError(e.to_string()))?;
+        let mut bindings = HashMap::new();
+        for (r, _) in &rooms {
+            if let Ok(Some(b)) = store.binding(&r.id) {
+                bindings.insert(r.id.clone(), b);
+            }
+        }
+        Ok(OnlineState::assemble(Arc::new(store), limits, rooms, bindings, now))
+    }
+
+    /// Opens the store `db` (a SQLite file or a PostgreSQL database; see [`Db`]) under
+    /// `limits` and reloads every game in progress. A PostgreSQL URL that is wrong or
+    /// unreachable fails here, with a message that says so.
+    pub async fn connect(db: &Db, limits: Limits) -> Result<OnlineState, OnlineError> {
+        let store = store::open(db).await.map_err(|e| OnlineError(format!("{}: {e}", db.describe())))?;
+        let now = handle::now_ms();
+        let (unclaimed_before, idle_before) = lifecycle::expiry_bounds(&limits, now);
+        let rooms =
+            store.load_unfinished(now, unclaimed_before, idle_before).await.map_err(|e| OnlineError(e.to_string()))?;
+        let mut bindings = HashMap::new();
+        for (r, _) in &rooms {
+            if let Ok(Some(b)) = store.binding(r.id.clone()).await {
+                bindings.insert(r.id.clone(), b);
+            }
+        }
+        Ok(OnlineState::assemble(store, limits, rooms, bindings, now))
+    }
+
+    fn assemble(
+        store: Arc<dyn GameStore>,
+        limits: Limits,
+        rooms: Vec<(room::Room, Option<IpAddr>)>,
+        bindings: HashMap<String, store::Binding>,
+        now: u64,
+    ) -> OnlineState {
         let n = rooms.len();
         // The rooms per address count the games still in play, across restarts.
         let mut per_addr: HashMap<IpAddr, AddrUse> = HashMap::new();
@@ -214,7 +264,7 @@ impl OnlineState {
             rooms.into_iter().map(|(r, a)| (r.id.clone(), handle::RoomHandle::new(r, a, &limits))).collect();
         let lobby = lobby::Lobby::new();
         for h in map.values() {
-            if let Ok(Some(([sp, np], rated, listed))) = store.binding(&h.id) {
+            if let Some(([sp, np], rated, listed)) = bindings.get(&h.id).cloned() {
                 *h.meta.lock().expect("meta lock") =
                     handle::Meta { players: [sp.map(|p| (p, None)), np.map(|p| (p, None))], rated, listed };
                 if listed {
@@ -224,7 +274,7 @@ impl OnlineState {
                 }
             }
         }
-        tracing::info!(db = %path.display(), games_in_progress = n, "online play store opened");
+        tracing::info!(db = %store.describe(), games_in_progress = n, "online play store opened");
         let state = OnlineState {
             inner: Arc::new(Inner {
                 store,
@@ -243,12 +293,12 @@ impl OnlineState {
         for h in handles {
             lifecycle::watch_clock(state.clone(), h);
         }
-        Ok(state)
+        state
     }
 
-    /// The database file in use.
-    pub fn db_path(&self) -> &Path {
-        self.inner.store.path()
+    /// The database in use: the file, or the URL without its password.
+    pub fn db(&self) -> String {
+        self.inner.store.describe()
     }
 
     /// Open WebSocket connections right now.

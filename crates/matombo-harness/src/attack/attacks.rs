@@ -94,7 +94,7 @@ pub async fn huge_tags(server: SocketAddr, until: Instant, scale: Scale, tally: 
 /// Thousands of connections that never send a byte, spread over many addresses.
 pub async fn idle_sockets(server: SocketAddr, until: Instant, scale: Scale, tally: Arc<Tally>) -> Effect {
     // Every descriptor of this process counts: the in-process server's too.
-    let fds = crate::limits::raise_open_files().unwrap_or(1024) as usize;
+    let fds = matombo_web::limits::raise_open_files().unwrap_or(1024) as usize;
     let want = if scale == Scale::Short { 2_000 } else { 20_000 };
     let n = want.min(fds.saturating_sub(6_000)).max(100);
     let closed_fast = Arc::new(AtomicU64::new(0));
@@ -197,7 +197,7 @@ pub async fn room_fill(server: SocketAddr, until: Instant, scale: Scale, tally: 
     })
     .await;
     let most = *created_most.lock().expect("max");
-    let per_addr = crate::online::Limits::default().rooms_per_addr as u64;
+    let per_addr = matombo_online::Limits::default().rooms_per_addr as u64;
     Effect {
         text: format!("{addresses} addresses; at most {most} rooms created by one (quota {per_addr})"),
         held: most <= per_addr,
@@ -211,7 +211,7 @@ fn long_game() -> Vec<String> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut game = Game::new("tsoro:6".parse::<Position>().expect("a start position"));
         let mut moves = Vec::new();
-        while !game.is_over() && moves.len() < crate::api::MAX_PLIES {
+        while !game.is_over() && moves.len() < matombo_web::api::MAX_PLIES {
             let Some(t) = random_turn(game.position(), &mut rng) else { break };
             if game.play(&t.parse().expect("a turn the position made")).is_err() {
                 break;
@@ -235,7 +235,7 @@ pub async fn long_games(server: SocketAddr, until: Instant, scale: Scale, tally:
     let moves = long_game();
     let plies = moves.len();
     let legal = Arc::new(json!({"start": "tsoro:6", "moves": moves, "level": "max"}).to_string().into_bytes());
-    let too_long: Vec<&str> = vec!["A1"; crate::api::MAX_PLIES + 1];
+    let too_long: Vec<&str> = vec!["A1"; matombo_web::api::MAX_PLIES + 1];
     let too_long = Arc::new(json!({"start": "tsoro:6", "moves": too_long, "level": "max"}).to_string().into_bytes());
     let n = if scale == Scale::Short { 24 } else { 96 };
     workers(n, until, |i| {
@@ -339,7 +339,7 @@ pub async fn one_room(server: SocketAddr, until: Instant, scale: Scale, tally: A
     }
     let secs = start.elapsed().as_secs_f64().max(0.001);
     let n = accepted.load(Ordering::Relaxed);
-    let l = crate::online::Limits::default();
+    let l = matombo_online::Limits::default();
     // The room's budget, its burst, and one burst per room played.
     let bound = l.room_turns_per_sec * secs + 2.0 * l.room_turns_per_sec * rooms as f64;
     Effect {

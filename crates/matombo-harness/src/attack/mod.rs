@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use honest::HonestReport;
 
 use crate::local::{loopback, LocalServer};
-use crate::online::Limits;
+use matombo_online::Limits;
 
 /// The tool's name in messages.
 const WHO: &str = "the attack harness";
@@ -118,7 +118,7 @@ pub async fn run(config: &Config, mut on_start: impl FnMut(&str)) -> Result<Vec<
         .bind(SocketAddr::new(net::attacker(0, 0), 0))
         .map_err(|e| format!("cannot bind {} (attackers need 127.0.0.0/8 on loopback): {e}", net::attacker(0, 0)))?;
     drop(probe);
-    crate::limits::raise_open_files();
+    matombo_web::limits::raise_open_files();
     let mut reports = Vec::new();
     for (k, name) in ATTACKS.iter().enumerate() {
         if !config.only.is_empty() && !config.only.iter().any(|o| o == name) {
@@ -127,7 +127,7 @@ pub async fn run(config: &Config, mut on_start: impl FnMut(&str)) -> Result<Vec<
         on_start(name);
         let local = match remote {
             Some(_) => None,
-            None => Some(LocalServer::start(&format!("attack-{name}"), Limits::default(), crate::app)?),
+            None => Some(LocalServer::start(&format!("attack-{name}"), Limits::default(), matombo_web::app)?),
         };
         let server = remote.unwrap_or_else(|| local.as_ref().expect("started").addr);
         reports.push(one(config, name, server, k as u64).await);

@@ -92,9 +92,7 @@ pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
 }
 
 async fn announce_ratings(s: &OnlineState, h: &Arc<RoomHandle>) {
-    let store = s.inner.store.clone();
-    let id = h.id.clone();
-    let Ok(Ok(changes)) = tokio::task::spawn_blocking(move || store.rating_changes(&id)).await else { return };
+    let Ok(changes) = s.inner.store.rating_changes(h.id.clone()).await else { return };
     if changes.is_empty() {
         return;
     }
@@ -109,9 +107,7 @@ async fn announce_ratings(s: &OnlineState, h: &Arc<RoomHandle>) {
     }
     h.send(&v);
     for c in &changes {
-        let store = s.inner.store.clone();
-        let p = c.player.clone();
-        if let Ok(Ok(Some(info))) = tokio::task::spawn_blocking(move || store.player(&p)).await {
+        if let Ok(Some(info)) = s.inner.store.player(c.player.clone()).await {
             s.inner.lobby.tell_player(&c.player, &json!({"type": "you", "player": super::lobby::player_json(&info)}));
         }
     }
@@ -202,7 +198,7 @@ pub(super) fn sweep_expired(s: &OnlineState) {
             let s = OnlineState { inner };
             let now = now_ms();
             let (unclaimed_before, idle_before) = expiry_bounds(&s.inner.limits, now);
-            let ids = match s.inner.store.expire(now, unclaimed_before, idle_before).await {
+            let ids = match s.inner.store.write(Op::Expire { now, unclaimed_before, idle_before }).await {
                 Ok(ids) => ids,
                 Err(e) => {
                     tracing::warn!(error = %e, "closing expired games failed; trying again later");

@@ -8,8 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use matombo_web::limits::ServerLimits;
-use matombo_web::online::Limits;
+use matombo_online::Limits;
 use serde_json::Value;
 
 const FINISHED: &str = "wyEz7hqazh";
@@ -28,7 +27,7 @@ async fn a_database_of_the_previous_release_keeps_its_games() {
     std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/online-v1.sqlite3"), &db).unwrap();
     // The game in progress must not fall to the idle rule however old the fixture is.
     let limits = Limits { idle_expiry: Duration::from_secs(100 * 365 * 24 * 3600), ..Limits::default() };
-    let addr = common::start_server(&db, limits, ServerLimits::default()).await;
+    let addr = common::start_server(&db, limits).await;
 
     let (st, archive) = get(addr, "/api/online/archive").await;
     assert_eq!(st, 200);

@@ -1,178 +1,45 @@
-//! SQLite storage of rooms and turns: one row per room, one row per turn.
+//! SQLite storage of rooms and turns: one row per room, one row per turn; the default.
 //!
 //! All writes go through one writer thread that commits them in groups (WAL mode,
 //! `synchronous=FULL`): a caller's write is durable on disk when its future resolves,
-//! and turns of many rooms arriving together share one fsync.
+//! and turns of many rooms arriving together share one fsync. The single writer also
+//! makes a game's end and its ratings one serialized transaction. Reads run on a blocking
+//! thread with a connection of their own.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 
-use matombo_core::{Game, Outcome, Position, Ruleset, Side, Termination, Token};
+use matombo_core::{Outcome, Ruleset, Side, Termination};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::room::{Clocks, Room, Seat, TimeControl};
-
-/// A storage failure (the write did not happen).
-#[derive(Debug, thiserror::Error)]
-#[error("storage: {0}")]
-pub struct StoreError(pub String);
+use super::{
+    rated_after, rebuild, result_of, side_name, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
+    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture,
+};
+use crate::rating::Rating;
+use crate::room::Room;
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
-        StoreError(e.to_string())
+        StoreError::Backend(e.to_string())
     }
 }
 
-/// One write.
-#[derive(Debug)]
-pub enum Op {
-    /// A new room.
-    Create {
-        /// Its id.
-        id: String,
-        /// Ruleset name.
-        ruleset: String,
-        /// Start position.
-        start: String,
-        /// Seat tokens by side.
-        tokens: [String; 2],
-        /// Invitation code.
-        invite: String,
-        /// The creator's side.
-        creator: Side,
-        /// The creator's name.
-        name: String,
-        /// Time control.
-        control: Option<TimeControl>,
-        /// Unix ms.
-        created: u64,
-        /// The creator's address, kept while the game is unfinished so that the rooms per
-        /// address are still counted after a restart.
-        creator_addr: Option<String>,
-    },
-    /// A seat taken.
-    Claim {
-        /// Room id.
-        id: String,
-        /// The seat.
-        side: Side,
-        /// The player's name.
-        name: String,
-        /// Unix ms.
-        at: u64,
-    },
-    /// A turn, with the end of the game if it ended the game.
-    Turn {
-        /// Room id.
-        id: String,
-        /// Ply.
-        ply: u32,
-        /// Canonical token.
-        token: String,
-        /// Clocks after the turn.
-        remaining: Option<[u64; 2]>,
-        /// Unix ms.
-        at: u64,
-        /// The end it brought, if any.
-        end: Option<Outcome>,
-    },
-    /// The end of a game outside the board (resignation, time).
-    End {
-        /// Room id.
-        id: String,
-        /// Outcome.
-        outcome: Outcome,
-        /// Clocks at the end.
-        remaining: Option<[u64; 2]>,
-        /// Unix ms.
-        at: u64,
-    },
-    /// Binds a new room's seats to players (in the same write as its [`Op::Create`], through
-    /// [`Op::Many`]).
-    Bind {
-        /// Room id.
-        id: String,
-        /// Player ids by side.
-        players: [Option<String>; 2],
-        /// Whether the game changes ratings.
-        rated: bool,
-        /// Whether the lobby lists it.
-        listed: bool,
-    },
-    /// Several writes, all or none.
-    Many(Vec<Op>),
-    /// Closes a game before its first turn (`aborted`); refused once a turn is stored.
-    Abort {
-        /// Room id.
-        id: String,
-        /// Unix ms.
-        at: u64,
-    },
-    /// A new player.
-    CreatePlayer {
-        /// Public id.
-        id: String,
-        /// SHA-256 of the secret, hex.
-        key_hash: String,
-        /// Display name.
-        name: String,
-        /// Unix ms.
-        created: u64,
-        /// The address it came from (for the creations per address).
-        addr: Option<String>,
-    },
-    /// A new display name.
-    RenamePlayer {
-        /// Player id.
-        id: String,
-        /// Name.
-        name: String,
-    },
-    /// A transfer code (hashed) for a player, replacing any earlier one.
-    TransferCode {
-        /// SHA-256 of the code, hex.
-        code_hash: String,
-        /// Player id.
-        player: String,
-        /// Unix ms.
-        expires: u64,
-    },
-    /// Uses a transfer code: the player answers to `key_hash` from now on; answers the
-    /// player's id, or fails (`bad code`).
-    UseTransfer {
-        /// SHA-256 of the code, hex.
-        code_hash: String,
-        /// SHA-256 of the new secret, hex.
-        key_hash: String,
-        /// Unix ms.
-        now: u64,
-    },
-    /// Closes every unfinished room created before `unclaimed_before` and not joined, or
-    /// without activity since `idle_before`; answers the ids closed.
-    Expire {
-        /// Unix ms.
-        now: u64,
-        /// Unix ms.
-        unclaimed_before: u64,
-        /// Unix ms.
-        idle_before: u64,
-    },
-}
+type Job = (Op, tokio::sync::oneshot::Sender<Result<Vec<String>, StoreError>>);
 
-type Job = (Op, tokio::sync::oneshot::Sender<Result<Vec<String>, String>>);
-
-/// The store: a writer thread and a connection for reads.
+/// The SQLite store: a writer thread and a connection for reads.
 #[derive(Clone)]
-pub struct Store {
+pub struct SqliteStore {
     tx: mpsc::Sender<Job>,
     read: Arc<Mutex<Connection>>,
     path: PathBuf,
     _checkpoint: Arc<mpsc::Sender<()>>,
 }
 
-impl std::fmt::Debug for Store {
+impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
+        f.debug_struct("SqliteStore").field("path", &self.path).finish()
     }
 }
 
@@ -269,7 +136,7 @@ const MIGRATIONS: &[&str] = &[
 fn migrate(c: &Connection) -> Result<(), StoreError> {
     let version: usize = c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
     if version > MIGRATIONS.len() {
-        return Err(StoreError(format!(
+        return Err(StoreError::Schema(format!(
             "the database has schema version {version}, made by a newer matombo (this one knows {})",
             MIGRATIONS.len()
         )));
@@ -278,7 +145,7 @@ fn migrate(c: &Connection) -> Result<(), StoreError> {
         // Each step whole or not at all.
         c.execute_batch(&format!("BEGIN IMMEDIATE; {sql}; PRAGMA user_version = {}; COMMIT;", i + 1)).map_err(|e| {
             let _ = c.execute_batch("ROLLBACK");
-            StoreError(format!("schema migration {} failed: {e}", i + 1))
+            StoreError::Schema(format!("migration {} failed: {e}", i + 1))
         })?;
     }
     Ok(())
@@ -302,12 +169,10 @@ fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> 
 }
 
 /// Marks a live room active; an error if it was closed meanwhile (the write is refused).
-fn touch(c: &Connection, id: &str, at: u64) -> Result<(), String> {
-    let n = c
-        .execute("UPDATE rooms SET last_active=?2 WHERE id=?1 AND closed IS NULL", params![id, at as i64])
-        .map_err(|e| e.to_string())?;
+fn touch(c: &Connection, id: &str, at: u64) -> Result<(), StoreError> {
+    let n = c.execute("UPDATE rooms SET last_active=?2 WHERE id=?1 AND closed IS NULL", params![id, at as i64])?;
     if n == 0 {
-        return Err(format!("room {id} is closed"));
+        return Err(StoreError::Closed(id.to_string()));
     }
     Ok(())
 }
@@ -319,13 +184,6 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     // FULL: a committed turn survives not only a killed process but a power cut.
     c.pragma_update(None, "synchronous", "FULL")?;
     Ok(c)
-}
-
-fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::South => "south",
-        Side::North => "north",
-    }
 }
 
 /// Applies a rated game's result to both players' ratings of its group, once.
@@ -344,17 +202,9 @@ fn rate(c: &Connection, id: &str, o: &Outcome, at: u64) -> rusqlite::Result<()> 
         return Ok(());
     }
     let Ok(rs) = ruleset.parse::<Ruleset>() else { return Ok(()) };
-    let grp = super::rating::group_of(rs);
+    let grp = crate::rating::group_of(rs);
     let before = [rating_of(c, &sp, grp)?, rating_of(c, &np, grp)?];
-    let score = match o.winner {
-        Some(Side::South) => 1.0,
-        Some(Side::North) => 0.0,
-        None => 0.5,
-    };
-    let after = [
-        super::rating::update(before[0].0, &[(before[1].0, score)]),
-        super::rating::update(before[1].0, &[(before[0].0, 1.0 - score)]),
-    ];
+    let after = rated_after([before[0].0, before[1].0], o);
     for (i, (player, side)) in [(&sp, "south"), (&np, "north")].into_iter().enumerate() {
         let (b, games) = before[i];
         let a = after[i];
@@ -373,13 +223,13 @@ fn rate(c: &Connection, id: &str, o: &Outcome, at: u64) -> rusqlite::Result<()> 
 }
 
 /// A player's rating in a group and his rated games there (the start rating if none).
-fn rating_of(c: &Connection, player: &str, grp: &str) -> rusqlite::Result<(super::rating::Rating, i64)> {
+fn rating_of(c: &Connection, player: &str, grp: &str) -> rusqlite::Result<(Rating, i64)> {
     let r = c
         .query_row("SELECT rating, rd, vol, games FROM ratings WHERE player=?1 AND grp=?2", [player, grp], |r| {
-            Ok((super::rating::Rating { rating: r.get(0)?, rd: r.get(1)?, vol: r.get(2)? }, r.get(3)?))
+            Ok((Rating { rating: r.get(0)?, rd: r.get(1)?, vol: r.get(2)? }, r.get(3)?))
         })
         .optional()?;
-    Ok(r.unwrap_or((super::rating::Rating::default(), 0)))
+    Ok(r.unwrap_or((Rating::default(), 0)))
 }
 
 fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64; 2]>, at: u64) -> rusqlite::Result<()> {
@@ -399,8 +249,8 @@ fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64;
     Ok(())
 }
 
-fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, String> {
-    let e = |e: rusqlite::Error| e.to_string();
+fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
+    let e = StoreError::from;
     match op {
         Op::Create { id, ruleset, start, tokens, invite, creator, name, control, created, creator_addr } => {
             c.execute(
@@ -440,7 +290,11 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, String> {
                 "INSERT INTO turns(room, ply, token, south_ms, north_ms, at) VALUES (?1,?2,?3,?4,?5,?6)",
                 params![id, ply, token, remaining.map(|r| r[0] as i64), remaining.map(|r| r[1] as i64), *at as i64],
             )
-            .map_err(e)?;
+            .map_err(|err| match err.sqlite_error_code() {
+                // The `(room, ply)` key: another writer stored this ply first.
+                Some(rusqlite::ErrorCode::ConstraintViolation) => StoreError::PlyTaken { room: id.clone(), ply: *ply },
+                _ => e(err),
+            })?;
             if let Some(o) = end {
                 write_outcome(c, id, o, *remaining, *at).map_err(e)?;
             }
@@ -476,7 +330,7 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, String> {
                 )
                 .map_err(e)?;
             if n == 0 {
-                return Err(format!("room {id} cannot be aborted"));
+                return Err(StoreError::NotAbortable(id.clone()));
             }
         }
         Op::CreatePlayer { id, key_hash, name, created, addr } => {
@@ -506,16 +360,13 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, String> {
                 )
                 .optional()
                 .map_err(e)?;
-            let Some(player) = player else { return Err(BAD_CODE.into()) };
+            let Some(player) = player else { return Err(StoreError::BadCode) };
             c.execute("UPDATE players SET key_hash=?2 WHERE id=?1", params![player, key_hash]).map_err(e)?;
             return Ok(vec![player]);
         }
     }
     Ok(Vec::new())
 }
-
-/// The refusal of a transfer code that is wrong, used or expired.
-pub const BAD_CODE: &str = "bad code";
 
 /// The writer loop: take every job waiting, run them in one transaction, answer each.
 fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
@@ -527,7 +378,7 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let mut results: Vec<Result<Vec<String>, String>> = Vec::with_capacity(jobs.len());
+        let mut results: Vec<Result<Vec<String>, StoreError>> = Vec::with_capacity(jobs.len());
         let begun = conn.execute_batch("BEGIN IMMEDIATE");
         match begun {
             Ok(()) => {
@@ -535,9 +386,9 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
                     // Each write in its own savepoint, so one failure leaves the others whole.
                     let r = conn
                         .execute_batch("SAVEPOINT w")
-                        .map_err(|e| e.to_string())
+                        .map_err(StoreError::from)
                         .and_then(|_| apply(&conn, op))
-                        .and_then(|ids| conn.execute_batch("RELEASE w").map(|_| ids).map_err(|e| e.to_string()));
+                        .and_then(|ids| conn.execute_batch("RELEASE w").map(|_| ids).map_err(StoreError::from));
                     if r.is_err() {
                         let _ = conn.execute_batch("ROLLBACK TO w; RELEASE w");
                     }
@@ -545,10 +396,10 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
                 }
                 if let Err(e) = conn.execute_batch("COMMIT") {
                     let _ = conn.execute_batch("ROLLBACK");
-                    results.iter_mut().for_each(|r| *r = Err(e.to_string()));
+                    results.iter_mut().for_each(|r| *r = Err(StoreError::Backend(e.to_string())));
                 }
             }
-            Err(e) => results.extend(jobs.iter().map(|_| Err(e.to_string()))),
+            Err(e) => results.extend(jobs.iter().map(|_| Err(StoreError::Backend(e.to_string())))),
         }
         for ((_, reply), r) in jobs.into_iter().zip(results) {
             let _ = reply.send(r);
@@ -556,35 +407,12 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Job>) {
     }
 }
 
-/// A finished game in the archive list.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ArchiveEntry {
-    /// Room id.
-    pub id: String,
-    /// Ruleset.
-    pub ruleset: String,
-    /// Player names.
-    pub south: String,
-    /// Player names.
-    pub north: String,
-    /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: String,
-    /// Why it ended, as in an outcome: `no_legal_move`, `repetition`, `resignation` or
-    /// `time_forfeit` (null if the stored word cannot be read).
-    pub termination: Option<Termination>,
-    /// Turns played.
-    pub turns: u32,
-    /// Unix ms.
-    pub created: u64,
-    /// Unix ms.
-    pub finished: u64,
-}
-
-impl Store {
+impl SqliteStore {
     /// Opens (creating if needed) the database at `path`.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Backend(format!("cannot create {}: {e}", dir.display())))?;
         }
         let w = connect(path)?;
         w.execute_batch(SCHEMA)?;
@@ -594,8 +422,8 @@ impl Store {
         w.pragma_update(None, "wal_autocheckpoint", 0)?;
         // A read-only file or directory would otherwise only show at the first turn.
         w.execute_batch("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);")?;
-        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::online::handle::now_ms() as i64])
-            .map_err(|e| StoreError(format!("the database is not writable: {e}")))?;
+        w.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('opened', ?1)", [crate::handle::now_ms() as i64])
+            .map_err(|e| StoreError::Backend(format!("the database is not writable: {e}")))?;
         let ck = connect(path)?;
         // The thread ends when the last handle on the store is dropped (its sender with it).
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
@@ -609,14 +437,19 @@ impl Store {
                     }
                 }
             })
-            .map_err(|e| StoreError(e.to_string()))?;
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
         let read = connect(path)?;
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("online-store".into())
             .spawn(move || writer(w, rx))
-            .map_err(|e| StoreError(e.to_string()))?;
-        Ok(Store { tx, read: Arc::new(Mutex::new(read)), path: path.to_path_buf(), _checkpoint: Arc::new(stop_tx) })
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        Ok(SqliteStore {
+            tx,
+            read: Arc::new(Mutex::new(read)),
+            path: path.to_path_buf(),
+            _checkpoint: Arc::new(stop_tx),
+        })
     }
 
     /// The database file.
@@ -624,26 +457,12 @@ impl Store {
         &self.path
     }
 
-    /// Writes durably; resolves once committed.
-    pub async fn write(&self, op: Op) -> Result<(), StoreError> {
+    /// Writes durably; resolves once committed, with the ids the write answers.
+    pub async fn write(&self, op: Op) -> Result<Vec<String>, StoreError> {
+        let stopped = || StoreError::Backend("the writer has stopped".into());
         let (tx, rx) = tokio::sync::oneshot::channel();
-        self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
-        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError).map(|_| ())
-    }
-
-    /// Closes the rooms due (see [`Op::Expire`]), durably; the ids closed.
-    pub async fn expire(&self, now: u64, unclaimed_before: u64, idle_before: u64) -> Result<Vec<String>, StoreError> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let op = Op::Expire { now, unclaimed_before, idle_before };
-        self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
-        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError)
-    }
-
-    /// Writes durably and answers what the write returns (ids).
-    pub async fn write_returning(&self, op: Op) -> Result<Vec<String>, StoreError> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
-        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError)
+        self.tx.send((op, tx)).map_err(|_| stopped())?;
+        rx.await.map_err(|_| stopped())?
     }
 
     /// The player whose secret has this hash: (id, name, created).
@@ -669,7 +488,7 @@ impl Store {
             .query_map([id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
-                    super::rating::Rating { rating: r.get(1)?, rd: r.get(2)?, vol: r.get(3)? },
+                    Rating { rating: r.get(1)?, rd: r.get(2)?, vol: r.get(3)? },
                     r.get::<_, i64>(4)? as u32,
                 ))
             })?
@@ -689,13 +508,7 @@ impl Store {
 
     /// A group's players by rating, best first: (id, name, rating, games); rated games since
     /// `since` only.
-    pub fn leaderboard(
-        &self,
-        grp: &str,
-        since: u64,
-        limit: u32,
-        offset: u32,
-    ) -> Result<Vec<(String, String, super::rating::Rating, u32)>, StoreError> {
+    pub fn leaderboard(&self, grp: &str, since: u64, limit: u32, offset: u32) -> Result<Vec<LeaderRow>, StoreError> {
         let c = self.read.lock().expect("store lock");
         let mut st = c.prepare_cached(
             "SELECT p.id, p.name, r.rating, r.rd, r.vol, r.games FROM ratings r JOIN players p ON p.id = r.player
@@ -705,7 +518,7 @@ impl Store {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
-                super::rating::Rating { rating: r.get(2)?, rd: r.get(3)?, vol: r.get(4)? },
+                Rating { rating: r.get(2)?, rd: r.get(3)?, vol: r.get(4)? },
                 r.get::<_, i64>(5)? as u32,
             ))
         })?;
@@ -713,7 +526,7 @@ impl Store {
     }
 
     /// A player's finished games, newest first.
-    pub fn history(&self, player: &str, limit: u32, offset: u32) -> Result<Vec<serde_json::Value>, StoreError> {
+    pub fn history(&self, player: &str, limit: u32, offset: u32) -> Result<Vec<HistoryRow>, StoreError> {
         let c = self.read.lock().expect("store lock");
         let mut st = c.prepare_cached(
             "SELECT r.id, r.ruleset, r.south_player, r.north_player, r.south_name, r.north_name, r.winner,
@@ -727,29 +540,21 @@ impl Store {
             let sp: Option<String> = r.get(2)?;
             let np: Option<String> = r.get(3)?;
             let south = sp.as_deref() == Some(player);
-            let winner: Option<String> = r.get(6)?;
-            let ruleset: String = r.get(1)?;
-            let group = ruleset.parse::<Ruleset>().map(super::rating::group_of).unwrap_or("other");
-            let before: Option<f64> = r.get(10)?;
-            let pair = |a: Option<f64>, b: Option<f64>| match (a, b) {
-                (Some(a), Some(b)) => serde_json::json!({"rating": round2(a), "rd": round2(b)}),
-                _ => serde_json::Value::Null,
-            };
-            let opp_name: Option<String> = r.get(14)?;
             let fallback: String = if south { r.get(5)? } else { r.get(4)? };
-            Ok(serde_json::json!({
-                "room": r.get::<_, String>(0)?,
-                "ruleset": ruleset,
-                "group": group,
-                "side": if south { "south" } else { "north" },
-                "opponent": {"id": if south { np } else { sp }, "name": opp_name.unwrap_or(fallback)},
-                "result": match winner.as_deref() { Some("south") => "1-0", Some("north") => "0-1", _ => "1/2-1/2" },
-                "termination": r.get::<_, Option<String>>(7)?,
-                "rated": r.get::<_, bool>(8)?,
-                "before": pair(before, r.get(11)?),
-                "after": pair(r.get(12)?, r.get(13)?),
-                "finished": r.get::<_, i64>(9)?,
-            }))
+            let pair = |a: Option<f64>, b: Option<f64>| a.zip(b);
+            Ok(HistoryRow {
+                room: r.get(0)?,
+                ruleset: r.get(1)?,
+                south,
+                opponent_id: if south { np } else { sp },
+                opponent_name: r.get::<_, Option<String>>(14)?.unwrap_or(fallback),
+                winner: r.get(6)?,
+                termination: r.get(7)?,
+                rated: r.get(8)?,
+                before: pair(r.get(10)?, r.get(11)?),
+                after: pair(r.get(12)?, r.get(13)?),
+                finished: r.get::<_, i64>(9)? as u64,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -839,12 +644,7 @@ impl Store {
                 ruleset: r.get(1)?,
                 south: r.get(2)?,
                 north: r.get(3)?,
-                result: match winner.as_deref() {
-                    Some("south") => "1-0",
-                    Some("north") => "0-1",
-                    _ => "1/2-1/2",
-                }
-                .into(),
+                result: result_of(winner.as_deref()).into(),
                 termination: r.get::<_, Option<String>>(5)?.as_deref().and_then(Termination::from_tag),
                 created: r.get::<_, i64>(6)? as u64,
                 finished: r.get::<_, i64>(7)? as u64,
@@ -855,120 +655,105 @@ impl Store {
     }
 }
 
-/// A room's players by side, rated, listed.
-pub type Binding = ([Option<String>; 2], bool, bool);
-
-/// A player as stored: id, name, creation time and ratings by group (with rated games).
-#[derive(Clone, Debug)]
-pub struct PlayerInfo {
-    /// Public id.
-    pub id: String,
-    /// Display name.
-    pub name: String,
-    /// Unix ms.
-    pub created: u64,
-    /// (group, rating, games).
-    pub ratings: Vec<(String, super::rating::Rating, u32)>,
-}
-
-/// What a rated game did to one player's rating.
-#[derive(Clone, Debug)]
-pub struct RatingChange {
-    /// Player id.
-    pub player: String,
-    /// Rating group.
-    pub group: String,
-    /// The player's side.
-    pub side: String,
-    /// (rating, rd) before.
-    pub before: (f64, f64),
-    /// (rating, rd) after.
-    pub after: (f64, f64),
-}
-
-/// Rounded to two decimals, as the API writes ratings.
-pub fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
-
-fn bad(id: &str, what: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("room {id}: {what}"))
-}
-
 fn load(c: &Connection, id: &str, now: u64) -> Result<Option<Room>, StoreError> {
-    type Row = (String, String, String, String, String, bool, bool, String, String);
-    type Row2 = (Option<i64>, Option<i64>, i64, Option<i64>, Option<String>, Option<String>, Option<i64>, Option<i64>);
-    let row: Option<(Row, Row2)> = c
+    let row = c
         .query_row(
             "SELECT ruleset, start, south_token, north_token, invite, south_claimed, north_claimed, south_name,
                     north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms
              FROM rooms WHERE id=?1 AND closed IS NULL",
             [id],
             |r| {
-                Ok((
-                    (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?),
-                    (r.get(9)?, r.get(10)?, r.get(11)?, r.get(12)?, r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?),
-                ))
+                Ok(RoomRow {
+                    ruleset: r.get(0)?,
+                    start: r.get(1)?,
+                    tokens: [r.get(2)?, r.get(3)?],
+                    invite: r.get(4)?,
+                    claimed: [r.get(5)?, r.get(6)?],
+                    names: [r.get(7)?, r.get(8)?],
+                    control: (r.get(9)?, r.get(10)?),
+                    created: r.get(11)?,
+                    finished: r.get(12)?,
+                    winner: r.get(13)?,
+                    termination: r.get(14)?,
+                    final_ms: (r.get(15)?, r.get(16)?),
+                })
             },
         )
         .optional()?;
-    let Some(((ruleset, start, st, nt, invite, sc, nc, sn, nn), (init, inc, created, finished, winner, term, fs, fnn))) =
-        row
-    else {
-        return Ok(None);
-    };
-    let _: Ruleset = ruleset.parse().map_err(|e| bad(id, e))?;
-    let start: Position = start.parse().map_err(|e| bad(id, e))?;
-    let mut game = Game::new(start);
+    let Some(row) = row else { return Ok(None) };
     let mut st_turns =
         c.prepare_cached("SELECT ply, token, south_ms, north_ms FROM turns WHERE room=?1 ORDER BY ply")?;
-    let turns: Vec<(u32, String, Option<i64>, Option<i64>)> =
+    let turns =
         st_turns.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
-    let control = match (init, inc) {
-        (Some(i), Some(n)) => Some(TimeControl { initial_ms: i as u64, increment_ms: n as u64 }),
-        _ => None,
-    };
-    let mut remaining = control.map(|c| [c.initial_ms, c.initial_ms]);
-    for (i, (ply, token, s, n)) in turns.into_iter().enumerate() {
-        if ply as usize != i {
-            return Err(bad(id, format!("turn {i} missing")));
-        }
-        let t: Token = token.parse().map_err(|e| bad(id, e))?;
-        game.play(&t).map_err(|e| bad(id, e))?;
-        if let (Some(r), Some(s), Some(n)) = (&mut remaining, s, n) {
-            *r = [s as u64, n as u64];
-        }
+    Ok(Some(rebuild(id, row, turns, now)?))
+}
+
+/// Runs blocking reads of `s` off the async threads.
+fn read<'a, T: Send + 'static>(
+    s: &'a SqliteStore,
+    f: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
+) -> StoreFuture<'a, T> {
+    let s = s.clone();
+    Box::pin(async move {
+        tokio::task::spawn_blocking(move || f(&s)).await.map_err(|e| StoreError::Backend(e.to_string()))?
+    })
+}
+
+impl GameStore for SqliteStore {
+    fn describe(&self) -> String {
+        self.path.display().to_string()
     }
-    if finished.is_some() {
-        if let (Some(r), Some(s), Some(n)) = (&mut remaining, fs, fnn) {
-            *r = [s as u64, n as u64];
-        }
-        if !game.is_over() {
-            let termination = term
-                .as_deref()
-                .and_then(Termination::from_tag)
-                .ok_or_else(|| bad(id, "finished without a termination"))?;
-            let winner = match winner.as_deref() {
-                Some("south") => Some(Side::South),
-                Some("north") => Some(Side::North),
-                _ => None,
-            };
-            game.end(Outcome { winner, termination }).map_err(|e| bad(id, e))?;
-        }
+
+    fn write(&self, op: Op) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(SqliteStore::write(self, op))
     }
-    let mut room = Room {
-        id: id.to_string(),
-        game,
-        seats: [Seat { token: st, claimed: sc, name: sn }, Seat { token: nt, claimed: nc, name: nn }],
-        invite,
-        clocks: control.map(|c| Clocks {
-            control: c,
-            remaining: remaining.expect("set with control"),
-            running_since: None,
-        }),
-        created: created as u64,
-    };
-    // Time while the server was down is not charged to anyone.
-    room.start_clock(now);
-    Ok(Some(room))
+
+    fn player_by_key(&self, key_hash: String) -> StoreFuture<'_, Option<(String, String, u64)>> {
+        read(self, move |s| s.player_by_key(&key_hash))
+    }
+
+    fn player(&self, id: String) -> StoreFuture<'_, Option<PlayerInfo>> {
+        read(self, move |s| s.player(&id))
+    }
+
+    fn players_from(&self, addr: String, since: u64) -> StoreFuture<'_, u32> {
+        read(self, move |s| s.players_from(&addr, since))
+    }
+
+    fn leaderboard(&self, grp: String, since: u64, limit: u32, offset: u32) -> StoreFuture<'_, Vec<LeaderRow>> {
+        read(self, move |s| s.leaderboard(&grp, since, limit, offset))
+    }
+
+    fn history(&self, player: String, limit: u32, offset: u32) -> StoreFuture<'_, Vec<HistoryRow>> {
+        read(self, move |s| s.history(&player, limit, offset))
+    }
+
+    fn rating_changes(&self, room: String) -> StoreFuture<'_, Vec<RatingChange>> {
+        read(self, move |s| s.rating_changes(&room))
+    }
+
+    fn binding(&self, room: String) -> StoreFuture<'_, Option<Binding>> {
+        read(self, move |s| s.binding(&room))
+    }
+
+    fn closed(&self, id: String) -> StoreFuture<'_, Option<String>> {
+        read(self, move |s| s.closed(&id))
+    }
+
+    fn load_unfinished(
+        &self,
+        now: u64,
+        unclaimed_before: u64,
+        idle_before: u64,
+    ) -> StoreFuture<'_, Vec<(Room, Option<IpAddr>)>> {
+        read(self, move |s| s.load_unfinished(now, unclaimed_before, idle_before))
+    }
+
+    fn load_room(&self, id: String, now: u64) -> StoreFuture<'_, Option<Room>> {
+        read(self, move |s| s.load_room(&id, now))
+    }
+
+    fn archive(&self, limit: u32, offset: u32) -> StoreFuture<'_, Vec<ArchiveEntry>> {
+        read(self, move |s| s.archive(limit, offset))
+    }
 }

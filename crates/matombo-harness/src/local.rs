@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use axum::Router;
 
-use crate::limits::ServerLimits;
-use crate::online::{Limits, OnlineState};
+use matombo_online::{Limits, OnlineState};
+use matombo_web::limits::ServerLimits;
 
 /// A running server; see the module.
 pub(crate) struct LocalServer {
@@ -45,7 +45,7 @@ impl LocalServer {
                 let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
                 let Ok(rt) = rt else { return };
                 rt.block_on(async move {
-                    let listener = match crate::limits::listen(([127, 0, 0, 1], 0).into()) {
+                    let listener = match matombo_web::limits::listen(([127, 0, 0, 1], 0).into()) {
                         Ok(l) => l,
                         Err(e) => {
                             let _ = addr_tx.send(Err(e.to_string()));
@@ -56,7 +56,7 @@ impl LocalServer {
                     let stop = async {
                         let _ = stop_rx.await;
                     };
-                    let _ = crate::limits::serve_until(listener, app, ServerLimits::default(), stop).await;
+                    let _ = matombo_web::limits::serve_until(listener, app, ServerLimits::default(), stop).await;
                 });
             })
             .map_err(|e| e.to_string())?;

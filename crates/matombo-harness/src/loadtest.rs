@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::{routes, Limits};
 use crate::local::{loopback, LocalServer};
+use matombo_online::{routes, Limits};
 
 /// What to run.
 #[derive(Clone, Debug)]

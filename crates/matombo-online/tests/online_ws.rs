@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use matombo_core::{Game, Position, Record};
-use matombo_web::online::{routes, Limits, OnlineState};
+use matombo_online::{routes, Limits, OnlineState};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;

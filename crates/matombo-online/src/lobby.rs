@@ -27,7 +27,7 @@ use super::lifecycle::watch_clock;
 use super::protocol::{self, LobbyMsg, SideChoice};
 use super::rating::{group_of, Rating};
 use super::room::{Room, TimeControl};
-use super::store::{round2, Op, BAD_CODE};
+use super::store::{round2, Op, StoreError};
 use super::views::{links, side_str};
 use super::ws::error_msg;
 use super::OnlineState;
@@ -393,16 +393,8 @@ fn api_err(e: ApiError) -> Message {
     error_msg(e.1, &e.2, None)
 }
 
-/// Blocking store work off the async threads.
-async fn blocking<T: Send + 'static>(
-    s: &OnlineState,
-    f: impl FnOnce(&super::store::Store) -> Result<T, super::store::StoreError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let store = s.inner.store.clone();
-    tokio::task::spawn_blocking(move || f(&store))
-        .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))
+fn storage(e: StoreError) -> ApiError {
+    ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string())
 }
 
 fn default_name(id: &str) -> String {
@@ -418,10 +410,7 @@ async fn identify(
     transfer: Option<String>,
 ) -> Result<super::store::PlayerInfo, ApiError> {
     let key = hash_secret(secret);
-    let found = {
-        let k = key.clone();
-        blocking(s, move |st| st.player_by_key(&k)).await?
-    };
+    let found = { s.inner.store.player_by_key(key.clone()).await.map_err(storage)? };
     let id = if let Some(code) = transfer {
         if found.is_some() {
             return Err(ApiError(
@@ -445,12 +434,12 @@ async fn identify(
             }
         }
         let op = Op::UseTransfer { code_hash: hash_secret(&code.to_ascii_uppercase()), key_hash: key, now: now_ms() };
-        match s.inner.store.write_returning(op).await {
+        match s.inner.store.write(op).await {
             Ok(ids) if !ids.is_empty() => {
                 tracing::info!(player = %ids[0], "identity moved to another device");
                 ids[0].clone()
             }
-            Err(e) if e.0 == BAD_CODE => {
+            Err(StoreError::BadCode) => {
                 return Err(ApiError(
                     StatusCode::FORBIDDEN,
                     ErrorCode::BadCode,
@@ -466,7 +455,7 @@ async fn identify(
         let now = now_ms();
         if let Some(a) = addr {
             let a = a.to_string();
-            let n = blocking(s, move |st| st.players_from(&a, now.saturating_sub(3_600_000))).await?;
+            let n = s.inner.store.players_from(a, now.saturating_sub(3_600_000)).await.map_err(storage)?;
             if n >= s.inner.limits.players_per_addr_hour {
                 return Err(ApiError(
                     StatusCode::TOO_MANY_REQUESTS,
@@ -498,13 +487,16 @@ async fn rename(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
         .store
         .write(Op::RenamePlayer { id: id.to_string(), name: name.trim().to_string() })
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))
+        .map(|_| ())
+        .map_err(storage)
 }
 
 async fn load_player(s: &OnlineState, id: &str) -> Result<super::store::PlayerInfo, ApiError> {
-    let key = id.to_string();
-    blocking(s, move |st| st.player(&key))
-        .await?
+    s.inner
+        .store
+        .player(id.to_string())
+        .await
+        .map_err(storage)?
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such player".into()))
 }
 

@@ -174,16 +174,14 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
     if let Some(h) = s.inner.get(id) {
         return Ok(h);
     }
-    let store = s.inner.store.clone();
-    let key = id.to_string();
-    let loaded = tokio::task::spawn_blocking(move || store.load_room(&key, now_ms()))
+    let loaded = s
+        .inner
+        .store
+        .load_room(id.to_string(), now_ms())
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, e.to_string()))?
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
     let Some(room) = loaded else {
-        let store = s.inner.store.clone();
-        let key = id.to_string();
-        let closed = tokio::task::spawn_blocking(move || store.closed(&key)).await.ok().and_then(Result::ok).flatten();
+        let closed = s.inner.store.closed(id.to_string()).await.ok().flatten();
         return Err(match closed {
             Some(reason) => ApiError(StatusCode::GONE, ErrorCode::Closed, closed_message(&s.inner.limits, &reason)),
             None => not_found(),
@@ -209,9 +207,7 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
 
 /// A stored room's players and flags (ratings at the start are not kept: null).
 pub(super) async fn load_meta(s: &OnlineState, id: &str) -> Meta {
-    let store = s.inner.store.clone();
-    let key = id.to_string();
-    let b = tokio::task::spawn_blocking(move || store.binding(&key)).await.ok().and_then(Result::ok).flatten();
+    let b = s.inner.store.binding(id.to_string()).await.ok().flatten();
     match b {
         Some(([sp, np], rated, listed)) => {
             Meta { players: [sp.map(|p| (p, None)), np.map(|p| (p, None))], rated, listed }

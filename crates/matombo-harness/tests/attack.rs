@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use matombo_web::attack::{run, Config, Scale, Thresholds};
+use matombo_harness::attack::{run, Config, Scale, Thresholds};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foreign_origins_and_room_filling_are_refused() {

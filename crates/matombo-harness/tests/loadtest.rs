@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use matombo_web::online::loadtest::{run, Config, Live};
+use matombo_harness::loadtest::{run, Config, Live};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_small_load_test_plays_without_errors() {

@@ -1,0 +1,485 @@
+//! Storage of online play behind one trait, [`GameStore`], with two implementations: SQLite
+//! ([`sqlite`], the embedded default: one file, one writer thread committing in groups) and
+//! PostgreSQL ([`postgres`], for a database several nodes share; `--db postgres://…`).
+//!
+//! Every write is durable when its future resolves: a turn is stored before anyone hears
+//! of it. A rated game's end and both players' new ratings are one transaction.
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use matombo_core::{Game, Outcome, Position, Ruleset, Side, Termination, Token};
+
+use crate::rating::Rating;
+use crate::room::{Clocks, Room, Seat, TimeControl};
+
+/// Why a store operation failed; nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A transfer code that is wrong, used or expired.
+    #[error("this transfer code is wrong, used or expired")]
+    BadCode,
+    /// A write to a room closed meanwhile (expired or aborted).
+    #[error("room {0} is closed")]
+    Closed(String),
+    /// An abort refused: the room has a turn, or is over.
+    #[error("room {0} cannot be aborted")]
+    NotAbortable(String),
+    /// The turn of this ply is stored already (another writer was first).
+    #[error("turn {ply} of room {room} is stored already")]
+    PlyTaken {
+        /// Room id.
+        room: String,
+        /// Ply.
+        ply: u32,
+    },
+    /// A stored room that cannot be read back.
+    #[error("room {room}: {what}")]
+    Corrupt {
+        /// Room id.
+        room: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// The schema is newer than this program, or a migration failed.
+    #[error("schema: {0}")]
+    Schema(String),
+    /// The database cannot be opened, reached or written (the message says why).
+    #[error("storage: {0}")]
+    Backend(String),
+}
+
+impl StoreError {
+    fn corrupt(room: &str, what: impl std::fmt::Display) -> StoreError {
+        StoreError::Corrupt { room: room.to_string(), what: what.to_string() }
+    }
+}
+
+/// The future of a store call.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Where online play keeps its games: a SQLite file or a PostgreSQL URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Db {
+    /// A SQLite file (created if missing, parent directories too).
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL, `postgres://user@host:port/db` (or `postgresql://`).
+    Postgres(String),
+}
+
+impl Db {
+    /// `--db`: a `postgres://` or `postgresql://` URL, else a file path.
+    pub fn parse(s: &str) -> Db {
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            Db::Postgres(s.to_string())
+        } else {
+            Db::Sqlite(PathBuf::from(s))
+        }
+    }
+
+    /// For messages and logs: the file, or the URL without its password.
+    pub fn describe(&self) -> String {
+        match self {
+            Db::Sqlite(p) => p.display().to_string(),
+            Db::Postgres(url) => postgres::redact(url),
+        }
+    }
+}
+
+/// One write.
+#[derive(Debug)]
+pub enum Op {
+    /// A new room.
+    Create {
+        /// Its id.
+        id: String,
+        /// Ruleset name.
+        ruleset: String,
+        /// Start position.
+        start: String,
+        /// Seat tokens by side.
+        tokens: [String; 2],
+        /// Invitation code.
+        invite: String,
+        /// The creator's side.
+        creator: Side,
+        /// The creator's name.
+        name: String,
+        /// Time control.
+        control: Option<TimeControl>,
+        /// Unix ms.
+        created: u64,
+        /// The creator's address, kept while the game is unfinished so that the rooms per
+        /// address are still counted after a restart.
+        creator_addr: Option<String>,
+    },
+    /// A seat taken.
+    Claim {
+        /// Room id.
+        id: String,
+        /// The seat.
+        side: Side,
+        /// The player's name.
+        name: String,
+        /// Unix ms.
+        at: u64,
+    },
+    /// A turn, with the end of the game if it ended the game.
+    Turn {
+        /// Room id.
+        id: String,
+        /// Ply.
+        ply: u32,
+        /// Canonical token.
+        token: String,
+        /// Clocks after the turn.
+        remaining: Option<[u64; 2]>,
+        /// Unix ms.
+        at: u64,
+        /// The end it brought, if any.
+        end: Option<Outcome>,
+    },
+    /// The end of a game outside the board (resignation, time).
+    End {
+        /// Room id.
+        id: String,
+        /// Outcome.
+        outcome: Outcome,
+        /// Clocks at the end.
+        remaining: Option<[u64; 2]>,
+        /// Unix ms.
+        at: u64,
+    },
+    /// Binds a new room's seats to players (in the same write as its [`Op::Create`], through
+    /// [`Op::Many`]).
+    Bind {
+        /// Room id.
+        id: String,
+        /// Player ids by side.
+        players: [Option<String>; 2],
+        /// Whether the game changes ratings.
+        rated: bool,
+        /// Whether the lobby lists it.
+        listed: bool,
+    },
+    /// Several writes, all or none.
+    Many(Vec<Op>),
+    /// Closes a game before its first turn (`aborted`); refused once a turn is stored.
+    Abort {
+        /// Room id.
+        id: String,
+        /// Unix ms.
+        at: u64,
+    },
+    /// A new player.
+    CreatePlayer {
+        /// Public id.
+        id: String,
+        /// SHA-256 of the secret, hex.
+        key_hash: String,
+        /// Display name.
+        name: String,
+        /// Unix ms.
+        created: u64,
+        /// The address it came from (for the creations per address).
+        addr: Option<String>,
+    },
+    /// A new display name.
+    RenamePlayer {
+        /// Player id.
+        id: String,
+        /// Name.
+        name: String,
+    },
+    /// A transfer code (hashed) for a player, replacing any earlier one.
+    TransferCode {
+        /// SHA-256 of the code, hex.
+        code_hash: String,
+        /// Player id.
+        player: String,
+        /// Unix ms.
+        expires: u64,
+    },
+    /// Uses a transfer code: the player answers to `key_hash` from now on; answers the
+    /// player's id, or fails with [`StoreError::BadCode`].
+    UseTransfer {
+        /// SHA-256 of the code, hex.
+        code_hash: String,
+        /// SHA-256 of the new secret, hex.
+        key_hash: String,
+        /// Unix ms.
+        now: u64,
+    },
+    /// Closes every unfinished room created before `unclaimed_before` and not joined, or
+    /// without activity since `idle_before`; answers the ids closed.
+    Expire {
+        /// Unix ms.
+        now: u64,
+        /// Unix ms.
+        unclaimed_before: u64,
+        /// Unix ms.
+        idle_before: u64,
+    },
+}
+
+/// A store of online play. Every method is a future; a write resolves once it is durable.
+pub trait GameStore: Send + Sync + 'static {
+    /// The database, for logs: the file, or the URL without its password.
+    fn describe(&self) -> String;
+    /// Writes `op` durably, all or nothing; answers the ids it returns (closed rooms of
+    /// [`Op::Expire`], the player of [`Op::UseTransfer`]), else nothing.
+    fn write(&self, op: Op) -> StoreFuture<'_, Vec<String>>;
+    /// The player whose secret has this hash: (id, name, created).
+    fn player_by_key(&self, key_hash: String) -> StoreFuture<'_, Option<(String, String, u64)>>;
+    /// A player's public profile: name, creation time and ratings by group.
+    fn player(&self, id: String) -> StoreFuture<'_, Option<PlayerInfo>>;
+    /// Players created from `addr` since `since` (Unix ms).
+    fn players_from(&self, addr: String, since: u64) -> StoreFuture<'_, u32>;
+    /// A group's players by rating, best first; rated games since `since` only.
+    fn leaderboard(&self, grp: String, since: u64, limit: u32, offset: u32) -> StoreFuture<'_, Vec<LeaderRow>>;
+    /// A player's finished games, newest first.
+    fn history(&self, player: String, limit: u32, offset: u32) -> StoreFuture<'_, Vec<HistoryRow>>;
+    /// The rating changes a room's end made.
+    fn rating_changes(&self, room: String) -> StoreFuture<'_, Vec<RatingChange>>;
+    /// A room's players and flags.
+    fn binding(&self, room: String) -> StoreFuture<'_, Option<Binding>>;
+    /// Why a stored room was closed before its end (`unclaimed`, `abandoned`, `aborted`).
+    fn closed(&self, id: String) -> StoreFuture<'_, Option<String>>;
+    /// Closes the rooms due (the time the server was down counts), then rebuilds every
+    /// room still in play from its turns, with its creator's address.
+    fn load_unfinished(
+        &self,
+        now: u64,
+        unclaimed_before: u64,
+        idle_before: u64,
+    ) -> StoreFuture<'_, Vec<(Room, Option<IpAddr>)>>;
+    /// One room by id, rebuilt from its turns.
+    fn load_room(&self, id: String, now: u64) -> StoreFuture<'_, Option<Room>>;
+    /// Finished games, newest first.
+    fn archive(&self, limit: u32, offset: u32) -> StoreFuture<'_, Vec<ArchiveEntry>>;
+}
+
+/// Opens the store `db`: creates the file or connects, and brings the schema up to date.
+/// A PostgreSQL URL that is wrong or unreachable fails here, before anything listens.
+pub async fn open(db: &Db) -> Result<Arc<dyn GameStore>, StoreError> {
+    match db {
+        Db::Sqlite(path) => {
+            let path = path.clone();
+            let s = tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path))
+                .await
+                .map_err(|e| StoreError::Backend(e.to_string()))??;
+            Ok(Arc::new(s))
+        }
+        Db::Postgres(url) => Ok(Arc::new(postgres::PgStore::open(url).await?)),
+    }
+}
+
+/// A finished game in the archive list.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ArchiveEntry {
+    /// Room id.
+    pub id: String,
+    /// Ruleset.
+    pub ruleset: String,
+    /// Player names.
+    pub south: String,
+    /// Player names.
+    pub north: String,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// Why it ended, as in an outcome: `no_legal_move`, `repetition`, `resignation` or
+    /// `time_forfeit` (null if the stored word cannot be read).
+    pub termination: Option<Termination>,
+    /// Turns played.
+    pub turns: u32,
+    /// Unix ms.
+    pub created: u64,
+    /// Unix ms.
+    pub finished: u64,
+}
+
+/// A room's players by side, rated, listed.
+pub type Binding = ([Option<String>; 2], bool, bool);
+
+/// A leaderboard line: player id, name, rating, rated games.
+pub type LeaderRow = (String, String, Rating, u32);
+
+/// A player as stored: id, name, creation time and ratings by group (with rated games).
+#[derive(Clone, Debug)]
+pub struct PlayerInfo {
+    /// Public id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Unix ms.
+    pub created: u64,
+    /// (group, rating, games).
+    pub ratings: Vec<(String, Rating, u32)>,
+}
+
+/// What a rated game did to one player's rating.
+#[derive(Clone, Debug)]
+pub struct RatingChange {
+    /// Player id.
+    pub player: String,
+    /// Rating group.
+    pub group: String,
+    /// The player's side.
+    pub side: String,
+    /// (rating, rd) before.
+    pub before: (f64, f64),
+    /// (rating, rd) after.
+    pub after: (f64, f64),
+}
+
+/// One finished game of a player, from the player's side.
+#[derive(Clone, Debug)]
+pub struct HistoryRow {
+    /// Room id.
+    pub room: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Whether the player sat South.
+    pub south: bool,
+    /// The opponent's player id.
+    pub opponent_id: Option<String>,
+    /// The opponent's name (the player's current one, else the seat's).
+    pub opponent_name: String,
+    /// `south`, `north` or none (a draw).
+    pub winner: Option<String>,
+    /// The stored termination word.
+    pub termination: Option<String>,
+    /// Whether the game was rated.
+    pub rated: bool,
+    /// (rating, rd) before and after, for a rated game.
+    pub before: Option<(f64, f64)>,
+    /// (rating, rd) after.
+    pub after: Option<(f64, f64)>,
+    /// Unix ms.
+    pub finished: u64,
+}
+
+/// Rounded to two decimals, as the API writes ratings.
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+fn side_name(s: Side) -> &'static str {
+    match s {
+        Side::South => "south",
+        Side::North => "north",
+    }
+}
+
+fn result_of(winner: Option<&str>) -> &'static str {
+    match winner {
+        Some("south") => "1-0",
+        Some("north") => "0-1",
+        _ => "1/2-1/2",
+    }
+}
+
+/// Both players' ratings after a game: `before` by side, the outcome's score for South.
+fn rated_after(before: [Rating; 2], o: &Outcome) -> [Rating; 2] {
+    let score = match o.winner {
+        Some(Side::South) => 1.0,
+        Some(Side::North) => 0.0,
+        None => 0.5,
+    };
+    [
+        crate::rating::update(before[0], &[(before[1], score)]),
+        crate::rating::update(before[1], &[(before[0], 1.0 - score)]),
+    ]
+}
+
+/// A room's row as stored, whatever the database.
+struct RoomRow {
+    ruleset: String,
+    start: String,
+    tokens: [String; 2],
+    invite: String,
+    claimed: [bool; 2],
+    names: [String; 2],
+    control: (Option<i64>, Option<i64>),
+    created: i64,
+    finished: Option<i64>,
+    winner: Option<String>,
+    termination: Option<String>,
+    final_ms: (Option<i64>, Option<i64>),
+}
+
+/// A stored turn: ply, token, clocks after it.
+type TurnRow = (u32, String, Option<i64>, Option<i64>);
+
+/// Rebuilds a room from its row and its turns (in ply order), its clock started at `now`.
+fn rebuild(id: &str, r: RoomRow, turns: Vec<TurnRow>, now: u64) -> Result<Room, StoreError> {
+    let _: Ruleset = r.ruleset.parse().map_err(|e| StoreError::corrupt(id, e))?;
+    let start: Position = r.start.parse().map_err(|e| StoreError::corrupt(id, e))?;
+    let mut game = Game::new(start);
+    let control = match r.control {
+        (Some(i), Some(n)) => Some(TimeControl { initial_ms: i as u64, increment_ms: n as u64 }),
+        _ => None,
+    };
+    let mut remaining = control.map(|c| [c.initial_ms, c.initial_ms]);
+    for (i, (ply, token, s, n)) in turns.into_iter().enumerate() {
+        if ply as usize != i {
+            return Err(StoreError::corrupt(id, format!("turn {i} missing")));
+        }
+        let t: Token = token.parse().map_err(|e| StoreError::corrupt(id, e))?;
+        game.play(&t).map_err(|e| StoreError::corrupt(id, e))?;
+        if let (Some(r), Some(s), Some(n)) = (&mut remaining, s, n) {
+            *r = [s as u64, n as u64];
+        }
+    }
+    if r.finished.is_some() {
+        if let (Some(rem), Some(s), Some(n)) = (&mut remaining, r.final_ms.0, r.final_ms.1) {
+            *rem = [s as u64, n as u64];
+        }
+        if !game.is_over() {
+            let termination = r
+                .termination
+                .as_deref()
+                .and_then(Termination::from_tag)
+                .ok_or_else(|| StoreError::corrupt(id, "finished without a termination"))?;
+            let winner = match r.winner.as_deref() {
+                Some("south") => Some(Side::South),
+                Some("north") => Some(Side::North),
+                _ => None,
+            };
+            game.end(Outcome { winner, termination }).map_err(|e| StoreError::corrupt(id, e))?;
+        }
+    }
+    let [st, nt] = r.tokens;
+    let [sn, nn] = r.names;
+    let mut room = Room {
+        id: id.to_string(),
+        game,
+        seats: [
+            Seat { token: st, claimed: r.claimed[0], name: sn },
+            Seat { token: nt, claimed: r.claimed[1], name: nn },
+        ],
+        invite: r.invite,
+        clocks: control.map(|c| Clocks {
+            control: c,
+            remaining: remaining.expect("set with control"),
+            running_since: None,
+        }),
+        created: r.created as u64,
+    };
+    // Time while the server was down is not charged to anyone.
+    room.start_clock(now);
+    Ok(room)
+}
+
+/// The default database file: `<data dir>/matombo/online.sqlite3`.
+pub fn default_db_path() -> Option<PathBuf> {
+    dirs::data_dir()
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local/share")))
+        .map(|base| base.join("matombo").join("online.sqlite3"))
+}

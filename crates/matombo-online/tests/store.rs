@@ -1,0 +1,269 @@
+//! The store through its trait, against both backends: SQLite always, PostgreSQL when
+//! `MATOMBO_TEST_PG` names a server (scripts/test.sh starts a throwaway cluster with
+//! scripts/pg-cluster.sh; under CI a missing one fails the tests). Each PostgreSQL case
+//! gets a database of its own.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use matombo_core::{Outcome, Position, Ruleset, Side, Termination};
+use matombo_online::store::{self, Db, GameStore, Op, StoreError};
+
+static N: AtomicU32 = AtomicU32::new(0);
+
+/// The PostgreSQL server of the tests, if any; under CI one is required.
+fn pg_url() -> Option<String> {
+    match std::env::var("MATOMBO_TEST_PG") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "MATOMBO_TEST_PG is not set: under CI the store tests must run against PostgreSQL too"
+            );
+            None
+        }
+    }
+}
+
+/// A fresh database on the test server: its URL.
+async fn fresh_pg(base: &str, name: &str) -> String {
+    let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls).await.expect("connect MATOMBO_TEST_PG");
+    tokio::spawn(conn);
+    let db = format!("t_{}_{}_{}", name, std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+    client.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();
+    let (prefix, _) = base.rsplit_once('/').expect("a URL with a database");
+    format!("{prefix}/{db}")
+}
+
+/// Every backend to run a case on, each a fresh store.
+async fn backends(name: &str) -> Vec<(&'static str, Db)> {
+    let dir = std::env::temp_dir().join(format!(
+        "matombo-store-{}-{name}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut out = vec![("sqlite", Db::Sqlite(dir.join("online.sqlite3")))];
+    if let Some(base) = pg_url() {
+        out.push(("postgres", Db::Postgres(fresh_pg(&base, name).await)));
+    }
+    out
+}
+
+fn create(id: &str, ruleset: &str) -> Op {
+    let rs: Ruleset = ruleset.parse().unwrap();
+    Op::Create {
+        id: id.into(),
+        ruleset: ruleset.into(),
+        start: Position::start(rs).to_string(),
+        tokens: [format!("{id}s"), format!("{id}n")],
+        invite: format!("{id}i"),
+        creator: Side::South,
+        name: "Rudo".into(),
+        control: None,
+        created: 1_000,
+        creator_addr: Some("127.0.0.1".into()),
+    }
+}
+
+fn claim(id: &str) -> Op {
+    Op::Claim { id: id.into(), side: Side::North, name: "Tendai".into(), at: 2_000 }
+}
+
+fn resign(id: &str, winner: Side) -> Op {
+    Op::End {
+        id: id.into(),
+        outcome: Outcome { winner: Some(winner), termination: Termination::Resignation },
+        remaining: None,
+        at: 3_000,
+    }
+}
+
+fn first_turn(ruleset: &str) -> String {
+    let rs: Ruleset = ruleset.parse().unwrap();
+    Position::start(rs).turns().next().unwrap().0.to_string()
+}
+
+fn player(id: &str) -> Op {
+    Op::CreatePlayer { id: id.into(), key_hash: format!("key-{id}"), name: id.into(), created: 500, addr: None }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turns_ends_and_refusals_are_typed_on_every_backend() {
+    for (kind, db) in backends("basic").await {
+        let s = store::open(&db).await.unwrap();
+        s.write(create("r1", "tsoro:8")).await.unwrap();
+        s.write(claim("r1")).await.unwrap();
+        let t = first_turn("tsoro:8");
+        let turn = |ply| Op::Turn { id: "r1".into(), ply, token: t.clone(), remaining: None, at: 2_500, end: None };
+        s.write(turn(0)).await.unwrap();
+        // The `(room, ply)` key: a second turn 0 is refused, typed, and changes nothing.
+        match s.write(turn(0)).await {
+            Err(StoreError::PlyTaken { room, ply }) => assert_eq!((room.as_str(), ply), ("r1", 0), "{kind}"),
+            other => panic!("{kind}: {other:?}"),
+        }
+        let room = s.load_room("r1".into(), 4_000).await.unwrap().unwrap();
+        assert_eq!(room.game.moves().len(), 1, "{kind}");
+        assert!(room.seats[1].claimed && room.seats[1].name == "Tendai", "{kind}");
+        assert!(matches!(s.write(Op::Abort { id: "r1".into(), at: 2_600 }).await, Err(StoreError::NotAbortable(_))));
+        s.write(resign("r1", Side::North)).await.unwrap();
+        let archive = s.archive(10, 0).await.unwrap();
+        assert_eq!(archive.len(), 1, "{kind}");
+        assert_eq!((archive[0].result.as_str(), archive[0].turns), ("0-1", 1), "{kind}");
+        assert_eq!(archive[0].termination, Some(Termination::Resignation));
+
+        // A room closed by expiry refuses writes.
+        s.write(create("r2", "nsolo:8")).await.unwrap();
+        let closed = s.write(Op::Expire { now: 10_000, unclaimed_before: 5_000, idle_before: 0 }).await.unwrap();
+        assert_eq!(closed, vec!["r2".to_string()], "{kind}");
+        assert_eq!(s.closed("r2".into()).await.unwrap().as_deref(), Some("unclaimed"), "{kind}");
+        assert!(matches!(s.write(claim("r2")).await, Err(StoreError::Closed(id)) if id == "r2"), "{kind}");
+        assert!(s.load_room("r2".into(), 10_000).await.unwrap().is_none());
+
+        // Transfer codes: a wrong one is BadCode; a right one moves the key once.
+        s.write(player("pa")).await.unwrap();
+        assert!(matches!(
+            s.write(Op::UseTransfer { code_hash: "nope".into(), key_hash: "k2".into(), now: 1 }).await,
+            Err(StoreError::BadCode)
+        ));
+        s.write(Op::TransferCode { code_hash: "c1".into(), player: "pa".into(), expires: 100 }).await.unwrap();
+        let moved = s.write(Op::UseTransfer { code_hash: "c1".into(), key_hash: "k2".into(), now: 50 }).await.unwrap();
+        assert_eq!(moved, vec!["pa".to_string()]);
+        assert_eq!(s.player_by_key("k2".into()).await.unwrap().unwrap().0, "pa");
+        assert!(matches!(
+            s.write(Op::UseTransfer { code_hash: "c1".into(), key_hash: "k3".into(), now: 50 }).await,
+            Err(StoreError::BadCode)
+        ));
+        // All or nothing: a batch with a failing write leaves nothing behind.
+        let many = Op::Many(vec![create("r3", "tsoro:8"), claim("nosuchroom")]);
+        assert!(s.write(many).await.is_err(), "{kind}");
+        assert!(s.load_room("r3".into(), 10_000).await.unwrap().is_none(), "{kind}: half a batch was kept");
+    }
+}
+
+/// A rated game between `a` and `b` in room `id`, created and bound.
+async fn rated_game(s: &Arc<dyn GameStore>, id: &str, a: &str, b: &str) {
+    let bind = Op::Bind { id: id.into(), players: [Some(a.into()), Some(b.into())], rated: true, listed: false };
+    s.write(Op::Many(vec![create(id, "tsoro:8"), bind])).await.unwrap();
+    s.write(claim(id)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ratings_change_once_with_the_end_of_the_game() {
+    for (kind, db) in backends("rated").await {
+        let s = store::open(&db).await.unwrap();
+        for p in ["ann", "bob"] {
+            s.write(player(p)).await.unwrap();
+        }
+        rated_game(&s, "g1", "ann", "bob").await;
+        s.write(resign("g1", Side::South)).await.unwrap();
+        // A second end (a replayed write) changes nothing more.
+        let _ = s.write(resign("g1", Side::South)).await;
+        let changes = s.rating_changes("g1".into()).await.unwrap();
+        assert_eq!(changes.len(), 2, "{kind}");
+        let ann = s.player("ann".into()).await.unwrap().unwrap();
+        let (grp, r, games) = &ann.ratings[0];
+        assert_eq!((grp.as_str(), *games), ("tsoro-small", 1), "{kind}");
+        assert!(r.rating > 1500.0, "{kind}: the winner gains");
+        let board = s.leaderboard("tsoro-small".into(), 0, 10, 0).await.unwrap();
+        assert_eq!(board.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["ann", "bob"], "{kind}");
+        let hist = s.history("bob".into(), 10, 0).await.unwrap();
+        assert_eq!(hist.len(), 1);
+        assert!(!hist[0].south && hist[0].rated && hist[0].after.unwrap().0 < 1500.0, "{kind}");
+    }
+}
+
+/// One player in many rated games that all end at the same moment: every game's change
+/// must start from the rating the previous one left (no lost update), whatever the order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_endings_of_one_players_games_lose_no_update() {
+    const GAMES: usize = 24;
+    for (kind, db) in backends("concurrent").await {
+        let s = store::open(&db).await.unwrap();
+        s.write(player("hub")).await.unwrap();
+        for i in 0..GAMES {
+            s.write(player(&format!("opp{i}"))).await.unwrap();
+            rated_game(&s, &format!("c{i}"), "hub", &format!("opp{i}")).await;
+        }
+        let barrier = Arc::new(tokio::sync::Barrier::new(GAMES));
+        let tasks: Vec<_> = (0..GAMES)
+            .map(|i| {
+                let (s, barrier) = (s.clone(), barrier.clone());
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    let winner = if i % 3 == 0 { Side::North } else { Side::South };
+                    s.write(resign(&format!("c{i}"), winner)).await
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap().unwrap_or_else(|e| panic!("{kind}: {e}"));
+        }
+        let hub = s.player("hub".into()).await.unwrap().unwrap();
+        assert_eq!(hub.ratings.len(), 1);
+        let (_, final_rating, games) = &hub.ratings[0];
+        assert_eq!(*games as usize, GAMES, "{kind}: every game counted once");
+        // The hub's changes form one chain from the start rating to the final one.
+        let mut changes = Vec::new();
+        for i in 0..GAMES {
+            let c = s.rating_changes(format!("c{i}")).await.unwrap();
+            changes.push(c.into_iter().find(|c| c.player == "hub").unwrap());
+        }
+        let mut at = (1500.0f64, 350.0f64);
+        let mut left: Vec<_> = changes.iter().collect();
+        while !left.is_empty() {
+            let i = left
+                .iter()
+                .position(|c| (c.before.0 - at.0).abs() < 1e-9 && (c.before.1 - at.1).abs() < 1e-9)
+                .unwrap_or_else(|| panic!("{kind}: no change starts from {at:?}: an update was lost"));
+            at = left.remove(i).after;
+        }
+        assert!((at.0 - final_rating.rating).abs() < 1e-9, "{kind}: the stored rating is the chain's end");
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_or_unreachable_postgres_url_fails_fast_and_says_so() {
+    // Nothing listens on port 1 of loopback.
+    let t = Instant::now();
+    let e = store::open(&Db::parse("postgres://nobody@127.0.0.1:1/nothing")).await.err().expect("must fail");
+    assert!(t.elapsed() < Duration::from_secs(20));
+    let msg = e.to_string();
+    assert!(msg.contains("cannot connect") && msg.contains("127.0.0.1:1"), "{msg}");
+    let e = store::open(&Db::parse("postgres://a:secret@127.0.0.1:1/x?sslmode=bogus")).await.err().unwrap();
+    assert!(!e.to_string().contains("secret"), "the password is never shown: {e}");
+    if let Some(base) = pg_url() {
+        let (prefix, _) = base.rsplit_once('/').unwrap();
+        let e = store::open(&Db::Postgres(format!("{prefix}/no_such_database_here"))).await.err().unwrap();
+        assert!(e.to_string().contains("no_such_database_here"), "{e}");
+    }
+}
+
+#[tokio::test]
+async fn the_url_decides_the_backend() {
+    assert_eq!(Db::parse("postgres://u@h:5432/d"), Db::Postgres("postgres://u@h:5432/d".into()));
+    assert_eq!(Db::parse("postgresql://u@h/d"), Db::Postgres("postgresql://u@h/d".into()));
+    assert_eq!(Db::parse("/var/lib/matombo/online.sqlite3"), Db::Sqlite("/var/lib/matombo/online.sqlite3".into()));
+    assert_eq!(Db::parse("postgres://u:pw@h/d").describe(), "postgres://u:***@h/d");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_migrations_are_versioned_and_refuse_a_newer_schema() {
+    let Some(base) = pg_url() else { return };
+    let url = fresh_pg(&base, "migrate").await;
+    // Two nodes starting at once: the schema is made once (an advisory lock orders them).
+    let db = Db::Postgres(url.clone());
+    let (a, b) = tokio::join!(store::open(&db), store::open(&db));
+    a.unwrap();
+    b.unwrap();
+    let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    let v: i32 = c.query_one("SELECT version FROM schema_version", &[]).await.unwrap().get(0);
+    assert_eq!(v as usize, store::postgres::SCHEMA_VERSION);
+    let rows = c.query("SELECT * FROM schema_version", &[]).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    c.execute("UPDATE schema_version SET version = version + 1", &[]).await.unwrap();
+    let e = store::open(&Db::Postgres(url)).await.err().unwrap();
+    assert!(matches!(e, StoreError::Schema(_)) && e.to_string().contains("newer matombo"), "{e}");
+}
