@@ -266,6 +266,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX rooms_north_player ON rooms(north_player, finished);",
 ];
 
+/// The schema version (`PRAGMA user_version`) of a store this build writes.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
 fn migrate(c: &Connection) -> Result<(), StoreError> {
     let version: usize = c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
     if version > MIGRATIONS.len() {
@@ -624,11 +627,22 @@ impl Store {
         &self.path
     }
 
+    /// A trivial read: whether the database answers (`/readyz`).
+    pub fn ping(&self) -> Result<(), StoreError> {
+        let c = self.read.lock().map_err(|_| StoreError("store lock poisoned".into()))?;
+        c.query_row("SELECT count(*) FROM meta", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     /// Writes durably; resolves once committed.
     pub async fn write(&self, op: Op) -> Result<(), StoreError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let turn = matches!(op, Op::Turn { .. });
+        let t0 = std::time::Instant::now();
         self.tx.send((op, tx)).map_err(|_| StoreError("the writer has stopped".into()))?;
-        rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError).map(|_| ())
+        let r = rx.await.map_err(|_| StoreError("the writer has stopped".into()))?.map_err(StoreError).map(|_| ());
+        crate::metrics::store_write(t0.elapsed(), turn && r.is_ok());
+        r
     }
 
     /// Closes the rooms due (see [`Op::Expire`]), durably; the ids closed.
