@@ -291,6 +291,10 @@ async fn sigterm_closes_every_websocket_with_1012_and_loses_nothing() {
         position = v["position"].as_str().unwrap().to_string();
         acknowledged = ply + 1;
     }
+    // A load balancer's probe, begun before the signal and ended during the drain.
+    let mut probe = tcp_from([127, 0, 0, 1], &host).await;
+    probe.write_all(b"GET /readyz HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let t0 = Instant::now();
     sigterm(&server.child);
     // Every socket, players, watcher and lobby, gets the close frame 1012.
@@ -298,6 +302,12 @@ async fn sigterm_closes_every_websocket_with_1012_and_loses_nothing() {
         assert_eq!(close_code(ws).await, Some(CloseCode::Restart), "{name}");
     }
     assert_eq!(close_code(&mut lobby).await, Some(CloseCode::Restart), "lobby");
+    probe.write_all(b"Connection: close\r\n\r\n").await.unwrap();
+    let mut answer = String::new();
+    probe.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503") && answer.contains("draining"), "{answer}");
+    // The listener stopped accepting.
+    assert!(tokio::net::TcpStream::connect(&host).await.is_err(), "no new connection while draining");
     let status = wait_exit(&mut server.child, Duration::from_secs(10));
     assert!(status.success(), "exit 0 after draining: {status:?}");
     assert!(t0.elapsed() < Duration::from_secs(10));
