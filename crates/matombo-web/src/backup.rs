@@ -52,7 +52,8 @@ fn open_existing(db: &Path, flags: OpenFlags) -> Result<Connection, DbError> {
     if !db.is_file() {
         return Err(DbError(format!("{}: no such database file", db.display())));
     }
-    let c = Connection::open_with_flags(db, flags).map_err(|e| DbError(format!("{}: cannot open: {e}", db.display())))?;
+    let c =
+        Connection::open_with_flags(db, flags).map_err(|e| DbError(format!("{}: cannot open: {e}", db.display())))?;
     // The server writes meanwhile: wait for its short transactions rather than fail.
     c.busy_timeout(Duration::from_secs(10)).map_err(|e| DbError(e.to_string()))?;
     Ok(c)
@@ -62,9 +63,9 @@ fn open_existing(db: &Path, flags: OpenFlags) -> Result<Connection, DbError> {
 pub fn check(db: &Path) -> Result<Summary, DbError> {
     let c = open_existing(db, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
     let e = |e: rusqlite::Error| DbError(format!("{}: {e}", db.display()));
-    let mut st = c.prepare("PRAGMA integrity_check(20)").map_err(|e| {
-        DbError(format!("{}: not a readable SQLite database ({e})", db.display()))
-    })?;
+    let mut st = c
+        .prepare("PRAGMA integrity_check(20)")
+        .map_err(|e| DbError(format!("{}: not a readable SQLite database ({e})", db.display())))?;
     let lines: Vec<String> = st.query_map([], |r| r.get(0)).map_err(e)?.collect::<Result<_, _>>().map_err(e)?;
     let integrity_ok = lines == ["ok"];
     let schema_version = c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).map_err(e)? as usize;

@@ -13,13 +13,13 @@ pub mod backup;
 pub mod egtb;
 pub mod headers;
 pub mod limits;
-pub mod metrics;
 mod local;
+pub mod metrics;
 pub mod offline;
 pub mod online;
+pub mod pages;
 pub mod proxy;
 pub mod shutdown;
-pub mod pages;
 pub mod static_site;
 pub mod tls;
 

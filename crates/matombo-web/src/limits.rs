@@ -311,10 +311,9 @@ async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, ne
     let https = req.extensions().get::<crate::proxy::Client>().and_then(|c| c.https);
     let mut answer = checked_request(&limits, https, req, next).await;
     if limits.hsts && https == Some(true) {
-        answer.headers_mut().insert(
-            header::STRICT_TRANSPORT_SECURITY,
-            axum::http::HeaderValue::from_static("max-age=31536000"),
-        );
+        answer
+            .headers_mut()
+            .insert(header::STRICT_TRANSPORT_SECURITY, axum::http::HeaderValue::from_static("max-age=31536000"));
     }
     answer
 }

@@ -140,7 +140,10 @@ fn forwarded_client(headers: &HeaderMap, trusted: &TrustedProxies) -> Result<Opt
 /// The right-most hop not itself trusted; every hop trusted: the left-most. An unknown
 /// or hidden hop (`for=unknown`, `for=_secret`) before an untrusted one is malformed: the
 /// client cannot be told.
-fn pick(hops: impl DoubleEndedIterator<Item = (Option<IpAddr>, Option<bool>)>, trusted: &TrustedProxies) -> Result<Client, &'static str> {
+fn pick(
+    hops: impl DoubleEndedIterator<Item = (Option<IpAddr>, Option<bool>)>,
+    trusted: &TrustedProxies,
+) -> Result<Client, &'static str> {
     let mut last = None;
     for (ip, https) in hops.rev() {
         let ip = canonical(ip.ok_or("Forwarded: an unknown or hidden hop")?);
@@ -152,9 +155,12 @@ fn pick(hops: impl DoubleEndedIterator<Item = (Option<IpAddr>, Option<bool>)>, t
     last.ok_or("empty forwarding header")
 }
 
+/// One hop of a `Forwarded` header: its `for` address and its `proto`.
+type Hop = (Option<IpAddr>, Option<String>);
+
 /// The hops of a `Forwarded` header, left to right: each one's `for` address (None for
 /// `unknown` or an obfuscated name) and `proto`.
-fn parse_forwarded(s: &str) -> Result<Vec<(Option<IpAddr>, Option<String>)>, &'static str> {
+fn parse_forwarded(s: &str) -> Result<Vec<Hop>, &'static str> {
     let mut hops = Vec::new();
     let (mut for_, mut proto, mut seen_for) = (None, None, false);
     let mut rest = s;

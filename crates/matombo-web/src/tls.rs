@@ -63,7 +63,9 @@ impl Tls {
                 while hup.recv().await.is_some() {
                     match tls.reload() {
                         Ok(()) => tracing::info!(cert = %tls.cert.display(), "SIGHUP: certificate read again"),
-                        Err(e) => tracing::error!(error = %e, "SIGHUP: the new certificate is refused; the old one stays"),
+                        Err(e) => {
+                            tracing::error!(error = %e, "SIGHUP: the new certificate is refused; the old one stays")
+                        }
                     }
                 }
             });
@@ -81,7 +83,10 @@ fn read_pair(cert: &Path, key: &Path) -> Result<ServerConfig, TlsError> {
         .collect::<Result<_, _>>()
         .map_err(|e| TlsError(format!("{}: not a PEM certificate chain ({e})", cert.display())))?;
     if chain.is_empty() {
-        return Err(TlsError(format!("{}: no certificate in it (expected PEM, -----BEGIN CERTIFICATE-----)", cert.display())));
+        return Err(TlsError(format!(
+            "{}: no certificate in it (expected PEM, -----BEGIN CERTIFICATE-----)",
+            cert.display()
+        )));
     }
     let key_der = PrivateKeyDer::from_pem_slice(&key_pem)
         .map_err(|e| TlsError(format!("{}: no PEM private key in it ({e})", key.display())))?;
@@ -91,9 +96,7 @@ fn read_pair(cert: &Path, key: &Path) -> Result<ServerConfig, TlsError> {
         .map_err(|e| TlsError(e.to_string()))?
         .with_no_client_auth()
         .with_single_cert(chain, key_der)
-        .map_err(|e| {
-            TlsError(format!("{} and {} do not make a pair: {e}", cert.display(), key.display()))
-        })?;
+        .map_err(|e| TlsError(format!("{} and {} do not make a pair: {e}", cert.display(), key.display())))?;
     // HTTP/1.1 only: the server speaks nothing else (WebSocket upgrades included).
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)

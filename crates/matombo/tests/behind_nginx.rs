@@ -63,7 +63,11 @@ fn start_nginx(nginx: &Path, dir: &Path, upstream: &str) -> (Killed, String) {
     let addr = format!("127.0.0.1:{port}");
     let t0 = Instant::now();
     while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(t0.elapsed() < Duration::from_secs(10), "nginx listens: {}", std::fs::read_to_string(dir.join("error.log")).unwrap_or_default());
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "nginx listens: {}",
+            std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     (child, addr)

@@ -129,7 +129,8 @@ async fn join<S: AsyncRead + AsyncWrite + Unpin>(io: S, url: &str, token: Option
 
 /// A game of tsoro:6 between two seats: (id, [south token, north token]).
 async fn new_game(host: &str) -> (String, [String; 2]) {
-    let (st, created) = http(host, "POST", "/api/online/rooms", Some(json!({"ruleset": "tsoro:6", "side": "south"}))).await;
+    let (st, created) =
+        http(host, "POST", "/api/online/rooms", Some(json!({"ruleset": "tsoro:6", "side": "south"}))).await;
     assert_eq!(st, 201, "{created}");
     let created: Value = serde_json::from_str(&created).unwrap();
     let id = created["id"].as_str().unwrap().to_string();
@@ -408,7 +409,9 @@ fn value(samples: &[prometheus_parse::Sample], name: &str, labels: &[(&str, &str
         .iter()
         .filter(|s| s.metric == name && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
         .map(|s| match &s.value {
-            prometheus_parse::Value::Counter(v) | prometheus_parse::Value::Gauge(v) | prometheus_parse::Value::Untyped(v) => *v,
+            prometheus_parse::Value::Counter(v)
+            | prometheus_parse::Value::Gauge(v)
+            | prometheus_parse::Value::Untyped(v) => *v,
             prometheus_parse::Value::Histogram(h) => h.iter().map(|b| b.count).fold(0.0, f64::max),
             prometheus_parse::Value::Summary(_) => f64::NAN,
         })
@@ -424,7 +427,8 @@ async fn metrics_move_with_a_game_and_stay_off_the_public_port() {
     let (st, _) = http(&host, "GET", "/metrics", None).await;
     assert_eq!(st, 404, "never on the public port");
     let before = scrape(&maddr).await;
-    for name in ["process_resident_memory_bytes", "process_open_fds", "process_cpu_seconds_total", "matombo_live_rooms"] {
+    for name in ["process_resident_memory_bytes", "process_open_fds", "process_cpu_seconds_total", "matombo_live_rooms"]
+    {
         assert!(before.iter().any(|s| s.metric == name), "{name} is there");
     }
     let (id, tokens) = new_game(&host).await;
@@ -448,7 +452,11 @@ async fn metrics_move_with_a_game_and_stay_off_the_public_port() {
     assert_eq!(value(&after, "matombo_turn_latency_seconds_count", &[]), 5.0);
     assert!(value(&after, "matombo_store_write_seconds_count", &[]) >= 7.0, "create, claim, turns");
     let created = [("route", "/api/online/rooms"), ("status", "201")];
-    assert_eq!(value(&after, "matombo_http_requests_total", &created) - value(&before, "matombo_http_requests_total", &created), 1.0);
+    assert_eq!(
+        value(&after, "matombo_http_requests_total", &created)
+            - value(&before, "matombo_http_requests_total", &created),
+        1.0
+    );
     assert_eq!(value(&after, "matombo_http_requests_total", &[("route", "unmatched"), ("status", "404")]), 1.0);
     assert_eq!(value(&after, "matombo_websockets_open", &[("kind", "room")]), 2.0);
     assert_eq!(value(&after, "matombo_live_rooms", &[]), 1.0);
@@ -481,7 +489,8 @@ async fn a_backup_made_while_a_game_is_played_serves_the_game() {
     }
     // The backup runs while the game goes on.
     let copy = dir.join("copy.sqlite3");
-    let backup = matombo().args(["db", "backup", "--json", "--db"]).arg(&db).arg(&copy).stdout(Stdio::piped()).spawn().unwrap();
+    let backup =
+        matombo().args(["db", "backup", "--json", "--db"]).arg(&db).arg(&copy).stdout(Stdio::piped()).spawn().unwrap();
     for ply in 3..6 {
         let ws = if ply % 2 == 0 { &mut south } else { &mut north };
         position = play_one(ws, &position, ply).await["position"].as_str().unwrap().to_string();
@@ -579,10 +588,7 @@ fn make_cert(dir: &Path, name: &str) -> (PathBuf, PathBuf, Vec<u8>) {
 
 /// A TLS connection that trusts `roots` (DER); answers the stream and the certificate the
 /// server showed.
-async fn tls_connect(
-    host: &str,
-    roots: &[&[u8]],
-) -> (tokio_rustls::client::TlsStream<tokio::net::TcpStream>, Vec<u8>) {
+async fn tls_connect(host: &str, roots: &[&[u8]]) -> (tokio_rustls::client::TlsStream<tokio::net::TcpStream>, Vec<u8>) {
     use tokio_rustls::rustls;
     let mut store = rustls::RootCertStore::empty();
     for r in roots {
@@ -649,14 +655,28 @@ async fn tls_serves_https_and_wss_and_reloads_on_sighup() {
     assert_ne!(st, 200);
     // A game over wss://.
     let (tls, _) = tls_connect(&host, &[&der1]).await;
-    let (st, _, created) =
-        request(tls, "localhost", "POST", "/api/online/rooms", &[], Some(json!({"ruleset": "tsoro:6", "side": "south"}))).await;
+    let (st, _, created) = request(
+        tls,
+        "localhost",
+        "POST",
+        "/api/online/rooms",
+        &[],
+        Some(json!({"ruleset": "tsoro:6", "side": "south"})),
+    )
+    .await;
     assert_eq!(st, 201, "{created}");
     let created: Value = serde_json::from_str(&created).unwrap();
     let (id, invite) = (created["id"].as_str().unwrap(), created["invite"].as_str().unwrap());
     let (tls, _) = tls_connect(&host, &[&der1]).await;
-    let (st, _, claimed) =
-        request(tls, "localhost", "POST", &format!("/api/online/rooms/{id}/claim"), &[], Some(json!({"invite": invite}))).await;
+    let (st, _, claimed) = request(
+        tls,
+        "localhost",
+        "POST",
+        &format!("/api/online/rooms/{id}/claim"),
+        &[],
+        Some(json!({"invite": invite})),
+    )
+    .await;
     assert_eq!(st, 200, "{claimed}");
     let claimed: Value = serde_json::from_str(&claimed).unwrap();
     let url = format!("wss://localhost/api/online/rooms/{id}/ws");

@@ -51,9 +51,11 @@ Exits non-zero when the store is damaged or made by a newer matombo.")]
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (summary, json, what) = match args.command {
-        Command::Backup { db, out, force, json } => {
-            (matombo_web::backup::backup(&db, &out, force).map_err(|e| anyhow::anyhow!("backup failed: {e}"))?, json, "backup")
-        }
+        Command::Backup { db, out, force, json } => (
+            matombo_web::backup::backup(&db, &out, force).map_err(|e| anyhow::anyhow!("backup failed: {e}"))?,
+            json,
+            "backup",
+        ),
         Command::Check { db, json } => {
             (matombo_web::backup::check(&db).map_err(|e| anyhow::anyhow!("check failed: {e}"))?, json, "check")
         }
@@ -79,7 +81,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if !summary.ok() {
         anyhow::bail!(if summary.integrity_ok {
-            format!("{}: schema version {} is newer than this matombo's {}", summary.db.display(), summary.schema_version, summary.schema_current)
+            format!(
+                "{}: schema version {} is newer than this matombo's {}",
+                summary.db.display(),
+                summary.schema_version,
+                summary.schema_current
+            )
         } else {
             format!("{}: the store is damaged", summary.db.display())
         });

@@ -60,6 +60,10 @@ pub struct Args {
     /// The certificate's private key (PEM: PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// For measurements only (`matombo loadtest --rooms N --url …` from one address): the
+    /// online limits of an in-process load test of N rooms. Never on a public server.
+    #[arg(long, value_name = "ROOMS", hide = true)]
+    pub loadtest_limits: Option<usize>,
 }
 
 /// Runs the subcommand.
@@ -67,7 +71,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let trusted_proxies =
         matombo_web::proxy::TrustedProxies::parse(&args.trusted_proxy).context("reading --trusted-proxy")?;
     let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(matombo_web::tls::Tls::load(cert, key).context("reading --tls-cert and --tls-key")?),
+        (Some(cert), Some(key)) => {
+            Some(matombo_web::tls::Tls::load(cert, key).context("reading --tls-cert and --tls-key")?)
+        }
         _ => None,
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -112,7 +118,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Some(_) => Some(matombo_web::metrics::install().map_err(anyhow::Error::msg)?),
             None => None,
         };
-        let online = matombo_web::online::OnlineState::open(config.db.as_deref())
+        let online_limits = match args.loadtest_limits {
+            Some(rooms) => {
+                tracing::warn!("--loadtest-limits: the limits of a load test, not of a public server");
+                matombo_web::online::Limits::loadtest(rooms)
+            }
+            None => matombo_web::online::Limits::default(),
+        };
+        let online = matombo_web::online::OnlineState::open_with_limits(config.db.as_deref(), online_limits)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .context("opening the online-play database")?;
         let (listener, addr) = matombo_web::bind(&config)
