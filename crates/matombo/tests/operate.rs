@@ -653,6 +653,16 @@ async fn tls_serves_https_and_wss_and_reloads_on_sighup() {
     let io = tcp_from([127, 0, 0, 1], &host).await;
     let (st, _, _) = request(io, &host, "GET", "/", &[], None).await;
     assert_ne!(st, 200);
+    // Over HTTPS the origin check wants the https:// page of this site.
+    let room = Some(json!({"ruleset": "tsoro:6"}));
+    let (tls, _) = tls_connect(&host, &[&der1]).await;
+    let (st, _, _) =
+        request(tls, "localhost", "POST", "/api/online/rooms", &[("Origin", "http://localhost")], room.clone()).await;
+    assert_eq!(st, 403, "an http:// page may not post to the https:// site");
+    let (tls, _) = tls_connect(&host, &[&der1]).await;
+    let (st, _, _) =
+        request(tls, "localhost", "POST", "/api/online/rooms", &[("Origin", "https://localhost")], room).await;
+    assert_eq!(st, 201);
     // A game over wss://.
     let (tls, _) = tls_connect(&host, &[&der1]).await;
     let (st, _, created) = request(
