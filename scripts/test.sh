@@ -61,6 +61,8 @@ if pg_env=$(bash scripts/pg-cluster.sh start); then
 else
   failed+=("postgresql cluster")
 fi
+# crates/matombo/tests/behind_nginx.rs puts Debian's nginx in front of `serve`.
+step "install nginx" apt_install nginx
 
 step "format" cargo fmt --all -- --check
 step "clippy" cargo clippy --workspace --all-targets -q -- -D warnings
@@ -72,6 +74,21 @@ step "online load test" cargo run -q -p matombo -- loadtest --rooms 50 --duratio
 # the production limits; fails if a bound breaks or the honest client suffers.
 step "attack harness" cargo run -q -p matombo -- attack --short --json
 step "docs build" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
+# The systemd unit of deploy/, pointed at the binary the tests built.
+systemd_unit() {
+  local d
+  d=$(mktemp -d)
+  sed "s|/usr/local/bin/matombo|$PWD/${CARGO_TARGET_DIR:-target}/debug/matombo|" deploy/matombo.service >"$d/matombo.service"
+  systemd-analyze verify "$d/matombo.service"
+  local rc=$?
+  rm -rf "$d"
+  return $rc
+}
+if command -v systemd-analyze >/dev/null; then
+  step "systemd unit verified" systemd_unit
+else
+  echo "(no systemd-analyze: deploy/matombo.service not verified)"
+fi
 
 # The board's engine is served from a checked-in WebAssembly build
 # (crates/matombo-web/assets/wasm/matombo.wasm); it must be exactly what the current

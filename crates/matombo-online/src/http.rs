@@ -29,6 +29,7 @@ pub(super) struct ApiError(pub(super) StatusCode, pub(super) ErrorCode, pub(supe
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        crate::metrics::refusal(self.1);
         (self.0, Json(ErrorBody::new(self.1, &self.2))).into_response()
     }
 }

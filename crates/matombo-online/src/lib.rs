@@ -22,6 +22,7 @@ mod http;
 mod lifecycle;
 mod lobby;
 pub mod methods;
+pub mod metrics;
 pub mod protocol;
 pub mod rating;
 pub mod room;
@@ -157,6 +158,8 @@ pub(crate) struct Inner {
     open_rooms: AtomicUsize,
     per_addr: Mutex<HashMap<IpAddr, AddrUse>>,
     lobby: lobby::Lobby,
+    /// Set when the node drains (SIGTERM): every WebSocket closes with 1012.
+    draining: tokio::sync::watch::Sender<bool>,
 }
 
 #[derive(Default)]
@@ -284,6 +287,7 @@ impl OnlineState {
                 open_rooms: AtomicUsize::new(n),
                 per_addr: Mutex::new(per_addr),
                 lobby,
+                draining: tokio::sync::watch::Sender::new(false),
             }),
         };
         lifecycle::sweep_expired(&state);
@@ -305,4 +309,43 @@ impl OnlineState {
     pub fn connections(&self) -> usize {
         self.inner.connections.load(Ordering::Relaxed)
     }
+
+    /// Unfinished rooms right now.
+    pub fn open_rooms(&self) -> usize {
+        self.inner.open_rooms.load(Ordering::Relaxed)
+    }
+
+    /// Starts draining: every WebSocket is closed with code 1012 (service restart).
+    pub fn drain(&self) {
+        self.inner.draining.send_replace(true);
+    }
+
+    /// Whether the node drains.
+    pub fn is_draining(&self) -> bool {
+        *self.inner.draining.borrow()
+    }
+
+    /// Resolves once the node drains.
+    pub(crate) async fn drained(&self) {
+        let mut rx = self.inner.draining.subscribe();
+        let _ = rx.wait_for(|d| *d).await;
+    }
+
+    /// Whether the store answers a read.
+    pub async fn store_answers(&self) -> bool {
+        self.inner.store.ping().await.is_ok()
+    }
+
+    /// Makes the store whole in its own files at a stop (see [`GameStore::finish`]).
+    pub fn finish_store(&self) {
+        self.inner.store.finish();
+    }
+}
+
+/// The close frame of a WebSocket closed because the node drains.
+pub(crate) fn restart_frame() -> axum::extract::ws::Message {
+    axum::extract::ws::Message::Close(Some(axum::extract::ws::CloseFrame {
+        code: 1012,
+        reason: "service restart: reconnect".into(),
+    }))
 }

@@ -380,6 +380,7 @@ pub(super) async fn lobby_upgrade(
     let ws = ws.map_err(|e| ApiError(e.status(), ErrorCode::Malformed, e.body_text()))?;
     let guard = try_connect(&s, addr)?;
     Ok(ws.max_message_size(64 * 1024).max_frame_size(64 * 1024).on_upgrade(move |socket| async move {
+        let _open = crate::metrics::websocket_open("lobby");
         connection(s, socket, addr).await;
         drop(guard);
     }))
@@ -610,6 +611,10 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
                     if failed {
                         break;
                     }
+                }
+                _ = s.drained() => {
+                    let _ = socket.send(super::restart_frame()).await;
+                    break;
                 }
                 _ = ping.tick() => {
                     if last_heard.elapsed() >= idle || socket.send(Message::Ping(Default::default())).await.is_err() {

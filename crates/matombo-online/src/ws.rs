@@ -53,6 +53,7 @@ pub(super) async fn ws_upgrade(
     // Frames above this are refused by the WebSocket layer (close code 1009); between
     // MAX_MESSAGE and this, the protocol answers with a clear error.
     Ok(ws.max_message_size(64 * 1024).max_frame_size(64 * 1024).on_upgrade(move |socket| async move {
+        let _open = crate::metrics::websocket_open("room");
         connection(s, h, socket, addr).await;
         drop(guard);
     }))
@@ -60,6 +61,7 @@ pub(super) async fn ws_upgrade(
 
 /// An `error` message: the error body of every answer (`error`, `message`) with the ply.
 pub(super) fn error_msg(code: ErrorCode, message: &str, ply: Option<u32>) -> Message {
+    crate::metrics::refusal(code);
     let body = ErrorBody::new(code, message);
     Message::Text(json!({"type": "error", "error": body.error, "message": body.message, "ply": ply}).to_string().into())
 }
@@ -169,6 +171,10 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                 if failed {
                     break;
                 }
+            }
+            _ = s.drained() => {
+                let _ = socket.send(super::restart_frame()).await;
+                break;
             }
             _ = ping.tick() => {
                 if last_heard.elapsed() >= idle {
@@ -334,6 +340,7 @@ pub(super) async fn handle_message(
             Vec::new()
         }
         ClientMsg::Turn { ply, turn } => {
+            let arrived = Instant::now();
             if seat.is_some() && !turns.take() {
                 return vec![error_msg(ErrorCode::RateLimited, "too many turns per second", Some(ply))];
             }
@@ -395,6 +402,7 @@ pub(super) async fn handle_message(
                         "outcome": outcome_json(end),
                     });
                     h.send(&v);
+                    crate::metrics::turn_done(arrived);
                     if end.is_some() {
                         finished(s, h);
                     }

@@ -79,6 +79,7 @@ impl From<matombo_api::ApiError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        crate::metrics::refusal(self.0.code);
         (status, Json(self.0.body())).into_response()
     }
 }
@@ -100,6 +101,7 @@ fn internal(message: String) -> ApiError {
 /// server's), `429` is `rate_limited` (the client's own share).
 fn busy(status: StatusCode, message: &str) -> Response {
     let code = if status == StatusCode::TOO_MANY_REQUESTS { ErrorCode::RateLimited } else { ErrorCode::Busy };
+    crate::metrics::refusal(code);
     (status, [(header::RETRY_AFTER, "1")], Json(ErrorBody::new(code, message))).into_response()
 }
 

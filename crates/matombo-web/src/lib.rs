@@ -8,13 +8,18 @@
 
 pub mod api;
 pub mod assets;
+pub mod backup;
 pub mod egtb;
 pub mod headers;
 pub mod learn;
 pub mod limits;
+pub mod metrics;
 pub mod offline;
 pub mod pages;
+pub mod proxy;
+pub mod shutdown;
 pub mod static_site;
+pub mod tls;
 
 /// Online play, its own crate; the site mounts its routes and draws its pages.
 pub use matombo_online as online;
@@ -76,10 +81,18 @@ pub fn app(online: online::OnlineState) -> Router {
 /// The whole site, online play included, the AI and `/api/egtb` using the endgame tables
 /// `egtb`.
 pub fn app_with_tables(online: online::OnlineState, egtb: egtb::Egtb) -> Router {
+    app_observed(online, egtb).0
+}
+
+/// The whole site as `matombo serve` runs it: [`app_with_tables`] with `/readyz` and
+/// the requests counted for the metrics; the engine's pool comes back for the metrics.
+pub fn app_observed(online: online::OnlineState, egtb: egtb::Egtb) -> (Router, api::AiPool) {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let routes = site_routes(api::AiPool::new(threads).with_tables(egtb), api::CpuBudget::new(threads));
+    let pool = api::AiPool::new(threads).with_tables(egtb);
+    let routes = site_routes(pool.clone(), api::CpuBudget::new(threads))
+        .route("/readyz", get(shutdown::readyz).with_state(online.clone()));
     let pages = online::PAGE_PATHS.iter().fold(Router::new(), |r, path| r.route(path, get(pages::online_page)));
-    headers::harden(routes.merge(pages).merge(online::routes(online)))
+    (headers::harden(metrics::count_requests(routes.merge(pages).merge(online::routes(online)))), pool)
 }
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).
@@ -103,20 +116,6 @@ pub async fn serve(
 }
 
 async fn shutdown() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            s.recv().await;
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
+    shutdown::signal().await;
     tracing::info!("shutting down");
 }

@@ -35,6 +35,13 @@ pub struct ServerLimits {
     pub connections_per_addr: usize,
     /// Origins (e.g. `https://example.org`) allowed besides the server's own; `*`: any.
     pub allowed_origins: Vec<String>,
+    /// Reverse proxies whose forwarding headers name the client (see [`crate::proxy`]);
+    /// their connections are not held to `connections_per_addr`.
+    pub trusted_proxies: crate::proxy::TrustedProxies,
+    /// Send `Strict-Transport-Security` on answers to HTTPS visitors.
+    pub hsts: bool,
+    /// TLS of the server's own (None: plain HTTP).
+    pub tls: Option<crate::tls::Tls>,
 }
 
 impl Default for ServerLimits {
@@ -45,6 +52,9 @@ impl Default for ServerLimits {
             max_connections: 4096,
             connections_per_addr: 128,
             allowed_origins: Vec::new(),
+            trusted_proxies: Default::default(),
+            hsts: false,
+            tls: None,
         }
     }
 }
@@ -100,7 +110,8 @@ impl ConnTable {
         {
             let mut per = self.per_addr.lock().expect("connection table");
             let n = per.entry(addr).or_default();
-            if *n >= limits.connections_per_addr {
+            // A trusted proxy carries many visitors: their own limits apply per request.
+            if *n >= limits.connections_per_addr && !limits.trusted_proxies.contains(addr) {
                 return None;
             }
             *n += 1;
@@ -191,30 +202,42 @@ pub async fn serve_until(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let (ctl, app) = (slot.ctl.clone(), app.clone());
-        let svc = tower::service_fn(move |mut req: Request<hyper::body::Incoming>| {
+        let tls = limits.tls.as_ref().map(|t| t.acceptor());
+        let (ctl, app, limits_conn) = (slot.ctl.clone(), app.clone(), limits.clone());
+        let svc = move |mut req: Request<hyper::body::Incoming>| {
             // Busy from the request's headers until its answer is ready: not evicted.
             let busy = InFlight::new(&ctl);
-            req.extensions_mut().insert(ConnectInfo(peer));
+            // The one place where the client's address is decided (see `crate::proxy`):
+            // `ConnectInfo` carries the visitor, `PeerAddr` the TCP peer.
+            let tls = limits_conn.tls.is_some();
+            let client = crate::proxy::resolve(peer.ip(), req.headers(), &limits_conn.trusted_proxies, tls);
+            req.extensions_mut().insert(ConnectInfo(SocketAddr::new(client.ip, peer.port())));
+            req.extensions_mut().insert(crate::proxy::PeerAddr(peer));
+            req.extensions_mut().insert(client);
+            let span = tracing::info_span!("request", client = %client.ip);
             let answer = app.clone().oneshot(req.map(Body::new));
-            async move {
-                let r = answer.await;
-                drop(busy);
-                r
-            }
-        });
-        let conn = http1.serve_connection(TokioIo::new(stream), hyper_util::service::TowerToHyperService::new(svc));
-        let mut closing = closing.clone();
+            tracing::Instrument::instrument(
+                async move {
+                    let r = answer.await;
+                    drop(busy);
+                    r
+                },
+                span,
+            )
+        };
+        let (closing, http1, header_read) = (closing.clone(), http1.clone(), limits.header_read);
         tokio::spawn(async move {
-            let conn = conn.with_upgrades();
-            tokio::pin!(conn);
-            tokio::select! {
-                _ = conn.as_mut() => {}
-                // Made way for a new connection: closed at once (dropped).
-                _ = slot.ctl.evict.notified() => {}
-                _ = async { closing.wait_for(|c| *c).await.is_ok() } => {
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
+            match tls {
+                None => drive(&http1, stream, svc, &slot, closing).await,
+                Some(acceptor) => {
+                    // The handshake is held to the header-read time, as a slow request is.
+                    let shake = tokio::time::timeout(header_read, acceptor.accept(stream));
+                    tokio::select! {
+                        r = shake => if let Ok(Ok(stream)) = r {
+                            drive(&http1, stream, svc, &slot, closing).await;
+                        },
+                        _ = slot.ctl.evict.notified() => {}
+                    }
                 }
             }
             drop(slot);
@@ -229,6 +252,32 @@ pub async fn serve_until(
     Ok(())
 }
 
+/// Serves one connection until it ends, is evicted, or the server closes.
+async fn drive<I, F, Fut>(
+    http1: &hyper::server::conn::http1::Builder,
+    io: I,
+    svc: F,
+    slot: &ConnSlot,
+    mut closing: tokio::sync::watch::Receiver<bool>,
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    F: FnMut(Request<hyper::body::Incoming>) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = Result<Response, std::convert::Infallible>> + Send + 'static,
+{
+    let svc = hyper_util::service::TowerToHyperService::new(tower::service_fn(svc));
+    let conn = http1.serve_connection(TokioIo::new(io), svc).with_upgrades();
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        // Made way for a new connection: closed at once (dropped).
+        _ = slot.ctl.evict.notified() => {}
+        _ = async { closing.wait_for(|c| *c).await.is_ok() } => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
 /// The request policy around `app`: the request timeout, then for state-changing requests
 /// and WebSocket upgrades the origin check, and for bodies the JSON content type.
 fn policy(app: Router, limits: Arc<ServerLimits>) -> Router {
@@ -236,26 +285,43 @@ fn policy(app: Router, limits: Arc<ServerLimits>) -> Router {
 }
 
 fn refuse(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    crate::metrics::refusal(code);
     (status, Json(ErrorBody::new(code, message))).into_response()
 }
 
 /// Whether the `Origin` of a request is allowed: absent (not a browser, or a same-origin
-/// GET), the server's own (`Host`), or one of the allowed ones.
-fn origin_allowed(headers: &HeaderMap, limits: &ServerLimits) -> bool {
+/// GET), the server's own (`Host`, with the visitor's scheme when it is known: this
+/// server's TLS, or a trusted proxy's `X-Forwarded-Proto`), or one of the allowed ones.
+fn origin_allowed(headers: &HeaderMap, limits: &ServerLimits, https: Option<bool>) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else { return true };
     let Ok(origin) = origin.to_str() else { return false };
     if limits.allowed_origins.iter().any(|o| o == "*" || o.trim_end_matches('/') == origin) {
         return true;
     }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    let own = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+    let own = match https {
+        Some(true) => origin.strip_prefix("https://"),
+        // Served over plain HTTP, told by nobody: either scheme (a proxy may add TLS).
+        _ => origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")),
+    };
     !host.is_empty() && own == Some(host)
 }
 
 async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, next: Next) -> Response {
+    let https = req.extensions().get::<crate::proxy::Client>().and_then(|c| c.https);
+    let mut answer = checked_request(&limits, https, req, next).await;
+    if limits.hsts && https == Some(true) {
+        answer
+            .headers_mut()
+            .insert(header::STRICT_TRANSPORT_SECURITY, axum::http::HeaderValue::from_static("max-age=31536000"));
+    }
+    answer
+}
+
+async fn checked_request(limits: &ServerLimits, https: Option<bool>, req: Request, next: Next) -> Response {
     let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let upgrade = req.headers().get(header::UPGRADE).is_some();
-    if (changes || upgrade) && !origin_allowed(req.headers(), &limits) {
+    if (changes || upgrade) && !origin_allowed(req.headers(), limits, https) {
         return refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::ForbiddenOrigin,

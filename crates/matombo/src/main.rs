@@ -40,6 +40,8 @@ enum Command {
     Play(cmd::play::Args),
     /// Serve the web site: catalogue, rules, board, online play.
     Serve(cmd::serve::Args),
+    /// Back up or check online play's store (while `serve` runs).
+    Db(cmd::db::Args),
     /// Write the web site (catalogue, rules, board, engine) as static files.
     Site(cmd::site::Args),
     /// Drive many concurrent online games against a server and report latency.
@@ -94,6 +96,7 @@ fn main() -> std::process::ExitCode {
         Command::Engine(a) => cmd::engine::run(a),
         Command::Play(a) => cmd::play::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Db(a) => cmd::db::run(a),
         Command::Site(a) => cmd::site::run(a),
         Command::Loadtest(a) => cmd::loadtest::run(a),
         Command::Attack(a) => cmd::attack::run(a),

@@ -235,6 +235,11 @@ pub trait GameStore: Send + Sync + 'static {
     /// Writes `op` durably, all or nothing; answers the ids it returns (closed rooms of
     /// [`Op::Expire`], the player of [`Op::UseTransfer`]), else nothing.
     fn write(&self, op: Op) -> StoreFuture<'_, Vec<String>>;
+    /// A trivial read: whether the database answers (`/readyz`).
+    fn ping(&self) -> StoreFuture<'_, ()>;
+    /// Makes what is stored whole in the database's own files at a stop (SQLite: the
+    /// write-ahead log checkpointed); best effort.
+    fn finish(&self) {}
     /// The player whose secret has this hash: (id, name, created).
     fn player_by_key(&self, key_hash: String) -> StoreFuture<'_, Option<(String, String, u64)>>;
     /// A player's public profile: name, creation time and ratings by group.

@@ -555,6 +555,13 @@ impl GameStore for PgStore {
         Box::pin(self.write_op(op))
     }
 
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.conn().await?.query_one("SELECT 1", &[]).await.map_err(backend)?;
+            Ok(())
+        })
+    }
+
     fn player_by_key(&self, key_hash: String) -> StoreFuture<'_, Option<(String, String, u64)>> {
         Box::pin(async move {
             let c = self.conn().await?;

@@ -133,6 +133,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX rooms_north_player ON rooms(north_player, finished);",
 ];
 
+/// The schema version (`PRAGMA user_version`) of a store this build writes.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
 fn migrate(c: &Connection) -> Result<(), StoreError> {
     let version: usize = c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
     if version > MIGRATIONS.len() {
@@ -457,12 +460,23 @@ impl SqliteStore {
         &self.path
     }
 
+    /// A trivial read: whether the database answers (`/readyz`).
+    pub fn ping(&self) -> Result<(), StoreError> {
+        let c = self.read.lock().map_err(|_| StoreError::Backend("store lock poisoned".into()))?;
+        c.query_row("SELECT count(*) FROM meta", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     /// Writes durably; resolves once committed, with the ids the write answers.
     pub async fn write(&self, op: Op) -> Result<Vec<String>, StoreError> {
         let stopped = || StoreError::Backend("the writer has stopped".into());
+        let turn = matches!(op, Op::Turn { .. });
+        let t0 = std::time::Instant::now();
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.tx.send((op, tx)).map_err(|_| stopped())?;
-        rx.await.map_err(|_| stopped())?
+        let r = rx.await.map_err(|_| stopped())?;
+        crate::metrics::store_write(t0.elapsed(), turn && r.is_ok());
+        r
     }
 
     /// The player whose secret has this hash: (id, name, created).
@@ -706,6 +720,23 @@ impl GameStore for SqliteStore {
 
     fn write(&self, op: Op) -> StoreFuture<'_, Vec<String>> {
         Box::pin(SqliteStore::write(self, op))
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        read(self, |s| s.ping())
+    }
+
+    fn finish(&self) {
+        // Copies the write-ahead log into the database file, so that the file alone is
+        // whole (a copy made by hand after the stop then holds every game). The log is
+        // replayed at the next open anyway.
+        let done = rusqlite::Connection::open(&self.path).and_then(|c| {
+            c.busy_timeout(std::time::Duration::from_secs(1))?;
+            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        });
+        if let Err(e) = done {
+            tracing::warn!(error = %e, "final checkpoint failed (the log is replayed at the next start)");
+        }
     }
 
     fn player_by_key(&self, key_hash: String) -> StoreFuture<'_, Option<(String, String, u64)>> {

@@ -627,6 +627,8 @@ function connect() {
     // No state ever came: the room may not exist (a wrong link).
     if (!stateSeen && (await roomMissing())) return showMissing();
     $('status').textContent = words.reconnecting;
+    // 1012: the server restarts (or drains for another node): try again at once.
+    if (e.code === 1012) retry = 100;
     setTimeout(() => {
       if (ws === socket && !ended) connect();
     }, retry);

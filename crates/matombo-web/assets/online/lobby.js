@@ -265,7 +265,7 @@ function connect(extra = {}) {
     }
     handle(v);
   };
-  socket.onclose = () => {
+  socket.onclose = (e) => {
     if (ws !== socket) return;
     if (!welcomed && watchOnly && !triedWatching) {
       triedWatching = true;
@@ -282,6 +282,8 @@ function connect(extra = {}) {
     lobbyOk = false;
     $('lobby-status').textContent = words.reconnecting;
     renderSeeking();
+    // 1012: the server restarts (or drains for another node): try again at once.
+    if (e.code === 1012) retry = 100;
     setTimeout(() => ws === socket && connect(), retry);
     retry = Math.min(retry * 2, 10000);
   };

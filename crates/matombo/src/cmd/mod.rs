@@ -6,6 +6,7 @@ pub mod analyse;
 pub mod apply;
 pub mod attack;
 pub mod bench;
+pub mod db;
 pub mod egtb;
 pub mod engine;
 pub mod loadtest;

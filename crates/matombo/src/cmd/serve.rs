@@ -14,8 +14,11 @@ use anyhow::Context;
   matombo serve --db postgres://matombo@127.0.0.1:5432/matombo   # a PostgreSQL database
   matombo serve --allow-origin https://example.org   # pages of another site may use the API
   matombo serve --egtb egtb           # the AI and the board use the endgame tables in ./egtb
+  matombo serve --trusted-proxy 127.0.0.1/32 --metrics 127.0.0.1:9090   # behind nginx
+  matombo serve --tls-cert cert.pem --tls-key key.pem --port 443 --hsts
 
-The first line on stdout is the address served, e.g. http://127.0.0.1:8080/.")]
+The first line on stdout is the address served, e.g. http://127.0.0.1:8080/.
+SIGTERM drains (WebSockets closed with 1012, exit 0 within 10 s); see docs/operating.md.")]
 pub struct Args {
     /// Address to listen on (0.0.0.0 for every interface).
     #[arg(long, default_value = "127.0.0.1")]
@@ -40,11 +43,50 @@ pub struct Args {
     /// is read and checked first; a missing or damaged table stops the start.
     #[arg(long, value_name = "DIR")]
     pub egtb: Option<PathBuf>,
+    /// A reverse proxy's network (CIDR, e.g. `127.0.0.1/32`, `10.0.0.0/8`; repeatable):
+    /// from a peer inside it, the client's address is read from `Forwarded` or
+    /// `X-Forwarded-For`, and the scheme from `X-Forwarded-Proto` (docs/operating.md).
+    #[arg(long, value_name = "CIDR")]
+    pub trusted_proxy: Vec<String>,
+    /// Send `Strict-Transport-Security` to visitors on HTTPS (this server's TLS, or a
+    /// trusted proxy's). Only once HTTPS works for good: browsers remember it for a year.
+    #[arg(long)]
+    pub hsts: bool,
+    /// Serve Prometheus metrics at http://ADDR/metrics, on a listener of their own (never
+    /// on the public port), e.g. `127.0.0.1:9090`.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<std::net::SocketAddr>,
+    /// Serve HTTPS (and wss://) on the port with this certificate chain (PEM); needs
+    /// --tls-key. Both files are read again on SIGHUP (renewal without a restart).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// For measurements only (`matombo loadtest --rooms N --url …` from one address): the
+    /// online limits of an in-process load test of N rooms. Never on a public server.
+    #[arg(long, value_name = "ROOMS", hide = true)]
+    pub loadtest_limits: Option<usize>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut limits = matombo_web::limits::ServerLimits { allowed_origins: args.allow_origin, ..Default::default() };
+    let trusted_proxies =
+        matombo_web::proxy::TrustedProxies::parse(&args.trusted_proxy).context("reading --trusted-proxy")?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            Some(matombo_web::tls::Tls::load(cert, key).context("reading --tls-cert and --tls-key")?)
+        }
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut limits = matombo_web::limits::ServerLimits {
+        allowed_origins: args.allow_origin,
+        trusted_proxies,
+        hsts: args.hsts,
+        tls,
+        ..Default::default()
+    };
     // Idle sockets must never exhaust the descriptors: raise the limit, and keep the
     // connection caps below what it allows (HTTP and WebSocket connections, the database).
     if let Some(files) = matombo_web::limits::raise_open_files() {
@@ -73,26 +115,58 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let config = matombo_web::Config { host: args.host, port: args.port, db: args.db, limits };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
+        // Installed before anything records, so that every figure is counted.
+        let recorder = match args.metrics {
+            Some(_) => Some(matombo_web::metrics::install().map_err(anyhow::Error::msg)?),
+            None => None,
+        };
+        let online_limits = match args.loadtest_limits {
+            Some(rooms) => {
+                tracing::warn!("--loadtest-limits: the limits of a load test, not of a public server");
+                matombo_web::online::Limits::loadtest(rooms)
+            }
+            None => matombo_web::online::Limits::default(),
+        };
         // The URL decides: PostgreSQL for `postgres://…`, else a SQLite file. A database
         // that cannot be reached stops the start here, before anything listens.
         let db = matombo_web::online::db_of(config.db.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let online = matombo_web::online::OnlineState::connect(&db, matombo_web::online::Limits::default())
+        let online = matombo_web::online::OnlineState::connect(&db, online_limits)
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))
             .context("opening the online-play database")?;
         let (listener, addr) = matombo_web::bind(&config)
             .await
             .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
-        let url = format!("http://{addr}/");
+        let (app, pool) = matombo_web::app_observed(online.clone(), egtb);
+        if let (Some(handle), Some(maddr)) = (recorder, args.metrics) {
+            let ml = matombo_web::metrics::bind(maddr)
+                .await
+                .with_context(|| format!("cannot listen on {maddr} for --metrics"))?;
+            let local = ml.local_addr().context("the metrics listener")?;
+            tracing::info!("metrics at http://{local}/metrics");
+            let scrape = matombo_web::metrics::Scrape { handle, online: online.clone(), pool };
+            tokio::spawn(async move {
+                if let Err(e) = matombo_web::metrics::serve_metrics(ml, scrape, std::future::pending()).await {
+                    tracing::error!(error = %e, "the metrics listener failed");
+                }
+            });
+        }
+        if let Some(tls) = &config.limits.tls {
+            tls.reload_on_sighup();
+        }
+        let url = format!("{scheme}://{addr}/");
         // The address on stdout, so that scripts can find a server started with --port 0.
         println!("{url}");
         tracing::info!("serving {url}");
         if args.open {
             open_browser(&url);
         }
-        matombo_web::serve(listener, matombo_web::app_with_tables(online, egtb), config.limits).await.context("serving")
-    })
+        matombo_web::shutdown::serve_draining(listener, app, config.limits, online).await.context("serving")
+    });
+    // Whatever still runs (a search, a blocking read) must not hold the exit past the drain.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    served
 }
 
 /// Opens `url` in the desktop's browser; failing that, says so and carries on.
