@@ -37,11 +37,20 @@ pub(crate) fn children(pos: &Position, want_tokens: bool, out: &mut Vec<Child>) 
     children_with(pos, want_tokens, out, &mut Bonuses::default());
 }
 
+/// Like [`children`], and whether the list holds every legal turn (`false` when a bonus
+/// was cut to the policies' candidates).
+pub(crate) fn children_complete(pos: &Position, want_tokens: bool, out: &mut Vec<Child>) -> bool {
+    let mut scratch = Bonuses::default();
+    children_with(pos, want_tokens, out, &mut scratch);
+    !scratch.cut
+}
+
 /// [`children`] with scratch space kept by the caller (the search's inner loop).
 pub(crate) fn children_with(pos: &Position, want_tokens: bool, out: &mut Vec<Child>, scratch: &mut Bonuses) {
+    scratch.cut = false;
     if want_tokens {
         out.clear();
-        expand(pos.begin_turn(), out, &mut scratch.cands);
+        scratch.cut = !expand(pos.begin_turn(), out, &mut scratch.cands);
     } else {
         sown_children(pos, out, scratch);
     }
@@ -68,11 +77,13 @@ fn sown_children(pos: &Position, out: &mut Vec<Child>, scratch: &mut Bonuses) {
 
 /// Calls `f` with every child of `pos` and the stones its turn captures, in the order of
 /// [`children`], without storing them: the search's last ply evaluates them on the fly.
+/// Sets `scratch.cut` if a bonus was cut to fewer results than the rules allow.
 pub(crate) fn for_each_child(pos: &Position, scratch: &mut Bonuses, f: &mut impl FnMut(&Position, u32)) {
     let n = pos.ruleset().size();
     let kind = pos.ruleset().kind();
     let opp = pos.side_to_move().opponent();
-    let Bonuses { cands, takes, seen, child } = scratch;
+    let Bonuses { cands, takes, seen, child, cut } = scratch;
+    *cut = false;
     pos.for_each_sown(&mut |s| {
         if s.bonus() == 0 {
             return f(s.position(), s.captured());
@@ -93,26 +104,81 @@ pub(crate) fn for_each_child(pos: &Position, scratch: &mut Bonuses, f: &mut impl
             let taken: u32 = cand.iter().map(|&(_, k)| k as u32).sum();
             f(child, s.captured() + taken);
         }
+        if !*cut && legal_bonus_results(s.position().track(opp), kind, s.bonus(), seen.len() + 1) > seen.len() {
+            *cut = true;
+        }
     });
 }
 
-/// The same children through the checked choice-by-choice interface, with tokens.
-fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Candidates) {
+/// The number of distinct results the rules allow for a bonus of `left` against the
+/// opponent's `track` (Tsoro: every set of at most `left` non-empty holes; Nsolo: every
+/// way to take exactly `min(left, stones)` stones), counted up to `cap`.
+pub(crate) fn legal_bonus_results(track: &[u16], kind: GameKind, left: u16, cap: usize) -> usize {
+    match kind {
+        GameKind::Tsoro => {
+            let h = track.iter().filter(|&&c| c > 0).count();
+            // Σ_{j ≤ left} C(h, j), stopping at the cap.
+            let (mut sum, mut binom) = (1usize, 1usize);
+            for j in 1..=(left as usize).min(h) {
+                binom = binom * (h + 1 - j) / j;
+                sum += binom;
+                if sum >= cap {
+                    return cap;
+                }
+            }
+            sum.min(cap)
+        }
+        GameKind::Nsolo => {
+            let total: u32 = track.iter().map(|&c| c as u32).sum();
+            let take = (left as u32).min(total) as usize;
+            let nonempty = track.iter().filter(|&&c| c > 0).count();
+            if take == 0 || take as u32 == total || nonempty == 1 {
+                return 1.min(cap);
+            }
+            // ways[r]: ways to take r stones from the holes so far, capped; a sliding
+            // window sums ways over the stones taken from the next hole.
+            let mut ways = vec![0usize; take + 1];
+            ways[0] = 1;
+            let mut next = vec![0usize; take + 1];
+            for &c in track.iter().filter(|&&c| c > 0) {
+                let c = c as usize;
+                let mut window = 0usize;
+                for r in 0..=take {
+                    window += ways[r];
+                    if r > c {
+                        window -= ways[r - c - 1];
+                    }
+                    next[r] = window.min(cap);
+                }
+                // A window of capped terms is at least the cap when the true sum is.
+                std::mem::swap(&mut ways, &mut next);
+            }
+            ways[take].min(cap)
+        }
+    }
+}
+
+/// The same children through the checked choice-by-choice interface, with tokens; `false`
+/// if a bonus was cut to fewer results than the rules allow.
+fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Candidates) -> bool {
     match turn.phase() {
         Phase::Complete => {
             let token = turn.token();
             let captured = turn.captured();
             out.push(Child { pos: turn.into_position().expect("complete"), captured, token });
+            true
         }
         Phase::Start | Phase::Head(_) => {
             let ds = turn.decisions();
             let last = ds.len().saturating_sub(1);
             let mut turn = Some(turn);
+            let mut complete = true;
             for (i, d) in ds.into_iter().enumerate() {
                 let mut t = if i == last { turn.take().expect("kept for the last") } else { turn.clone().unwrap() };
                 t.apply(d).expect("listed decisions are legal");
-                expand(t, out, scratch);
+                complete &= expand(t, out, scratch);
             }
+            complete
         }
         Phase::Bonus { left } => {
             let before = out.len();
@@ -141,6 +207,8 @@ fn expand(turn: Turn, out: &mut Vec<Child>, scratch: &mut Candidates) {
                 let (token, captured) = (t.token(), t.captured());
                 out.push(Child { pos: t.into_position().expect("the bonus ended the turn"), captured, token });
             }
+            let made = out.len() - before;
+            legal_bonus_results(pos.track(opp), pos.ruleset().kind(), left, made + 1) <= made
         }
     }
 }
@@ -175,6 +243,8 @@ pub(crate) struct Bonuses {
     seen: Vec<u64>,
     /// The child being built (set on first use).
     child: Option<Position>,
+    /// Whether the last listing cut a bonus to fewer results than the rules allow.
+    pub cut: bool,
 }
 
 /// Candidate bonuses for one capture, each a list of (canonical index, stones) in

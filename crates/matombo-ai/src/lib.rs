@@ -48,9 +48,9 @@ mod search;
 pub use eval::{evaluate, Weights};
 pub use gen::BonusPolicy;
 pub use mcts::{Mcts, MctsConfig};
-pub use search::{MATE, MATE_BOUND};
+pub use search::{unproven_in, DECISIVE, DECISIVE_BOUND, MATE, MATE_BOUND};
 
-use gen::{children, Child};
+use gen::{children, children_complete, Child};
 use search::{RootMove, Searcher, Table};
 
 /// Playing strength, from a child's opponent to the strongest search.
@@ -227,7 +227,11 @@ pub struct SearchResult {
     /// The turn to play.
     pub best: Token,
     /// Score from the mover's point of view in hundredths of a stone (larger is better);
-    /// beyond ±[`MATE_BOUND`] a forced win (positive) or loss: `MATE - score` plies.
+    /// beyond ±[`MATE_BOUND`] a proven win (positive) or loss in `MATE - |score|` turns:
+    /// every legal turn (all bonus sets, both head choices) was considered on the way.
+    /// Between ±[`DECISIVE_BOUND`] and ±[`DECISIVE`] a forced result the search found
+    /// among the turns it weighs (a bonus is cut to a few candidates) but did not prove:
+    /// an evaluation, `DECISIVE - |score|` turns away by the search's reckoning.
     pub score: i32,
     /// Principal variation, `best` first.
     pub pv: Vec<Token>,
@@ -402,7 +406,19 @@ impl Engine {
             s.path.push((p.hash(), total));
         }
         let mut kids: Vec<Child> = Vec::new();
-        children(pos, true, &mut kids);
+        let in_tables = s.tables.is_some_and(|t| pos.total_stones() <= t.max_stones());
+        let all_turns = if in_tables {
+            // Every child is in the tables too: list every legal turn (every bonus set), so
+            // that the search gives the tables' exact value.
+            kids.extend(pos.turns().map(|(token, child)| Child {
+                captured: total - child.total_stones(),
+                pos: child,
+                token: Some(token),
+            }));
+            true
+        } else {
+            children_complete(pos, true, &mut kids)
+        };
         kids.retain(|c| !exclude.contains(c.token.as_ref().expect("tokens asked for")));
         if kids.is_empty() {
             return Vec::new();
@@ -413,7 +429,8 @@ impl Engine {
             kids.swap(i, j);
         }
         kids.sort_by_key(|c| std::cmp::Reverse(c.captured));
-        let mut moves: Vec<RootMove> = kids.into_iter().map(|child| RootMove { child, score: 0 }).collect();
+        let mut moves: Vec<RootMove> =
+            kids.into_iter().map(|child| RootMove { child, score: 0, sound: true }).collect();
         let k = options.lines.clamp(1, moves.len());
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let token = |m: &RootMove| m.child.token.clone().expect("tokens asked for");
@@ -445,11 +462,20 @@ impl Engine {
             // come from completed iterations only, so that they share one depth.
             if finished || (k == 1 && !result.is_empty()) {
                 let (nodes, elapsed) = (s.nodes, s.elapsed());
+                // A line's score is its turn's value; the first line is also the position's,
+                // so a forced result there is proven only if every turn was searched soundly
+                // (or it is a win in one turn: nothing is sooner).
+                let all_sound = all_turns && finished && moves.iter().all(|m| m.sound);
                 result = moves[..k]
                     .iter()
-                    .map(|m| SearchResult {
+                    .enumerate()
+                    .map(|(i, m)| SearchResult {
                         best: token(m),
-                        score: m.score,
+                        score: if m.sound && (i > 0 || all_sound || m.score == MATE - 1) {
+                            m.score
+                        } else {
+                            search::unproven(m.score)
+                        },
                         pv: s.pv_from(pos, &token(m), depth as usize),
                         depth: if finished { depth } else { depth - 1 },
                         nodes,

@@ -26,7 +26,7 @@ use rand::SeedableRng;
 
 use crate::eval::{evaluate, Weights};
 use crate::gen::{children, Child};
-use crate::search::{MATE, MATE_BOUND};
+use crate::search::{unproven, DECISIVE_BOUND, MATE};
 use crate::{Limits, SearchResult, DEFAULT_TIME, MARGIN};
 
 /// Settings of the Monte-Carlo search.
@@ -142,8 +142,9 @@ impl Mcts {
     /// to move has no legal turn.
     ///
     /// The result's `score` is the best turn's win rate `q` in the evaluation's scale,
-    /// `eval_scale * ln(q / (1 - q))` (so 0 is even), or `±(MATE - plies)` when the tree
-    /// proved the result; `depth` is the length of the principal variation (the most
+    /// `eval_scale * ln(q / (1 - q))` (so 0 is even), or `±(DECISIVE - plies)` when the
+    /// tree found a forced result (not a proof: the tree weighs a bonus's candidates only
+    /// and does not look for the fastest win), `MATE - 1` for a win in one turn; `depth` is the length of the principal variation (the most
     /// visited line) and `nodes` the number of iterations.
     pub fn search(&mut self, pos: &Position, limits: Limits, stop: &AtomicBool) -> Option<SearchResult> {
         self.search_with(pos, limits, stop, &[])
@@ -432,13 +433,17 @@ impl Tree {
     fn result(&self, iterations: u64, started: Instant) -> SearchResult {
         let best = self.best_child(0);
         let b = &self.nodes[best];
+        // The tree weighs a bonus's candidates only (`gen.rs`) and does not look for the
+        // fastest win, so what it proves is reported as unproven, except a win in one turn
+        // (the turn exists, and nothing ends the game sooner).
         let score = match b.proven {
-            1 => MATE - b.plies as i32,
-            -1 => -(MATE - b.plies as i32),
+            1 if b.plies == 1 => MATE - 1,
+            1 => unproven(MATE - b.plies as i32),
+            -1 => unproven(-(MATE - b.plies as i32)),
             _ => {
                 let q = b.q().clamp(1e-6, 1.0 - 1e-6);
                 let s = self.config.eval_scale * (q / (1.0 - q)).ln();
-                (s.round() as i32).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+                (s.round() as i32).clamp(-DECISIVE_BOUND, DECISIVE_BOUND)
             }
         };
         let token = b.token.clone().expect("root children have tokens");

@@ -18,6 +18,46 @@ pub const MATE: i32 = 1_000_000;
 /// Scores beyond this are wins or losses by force.
 pub const MATE_BOUND: i32 = MATE - 10_000;
 const INF: i32 = MATE + 1;
+/// Score of a forced result the search found but did not prove, `n` turns away:
+/// `±(DECISIVE - n)`, an evaluation above every other (see
+/// [`SearchResult::score`](crate::SearchResult::score)).
+pub const DECISIVE: i32 = 100_000;
+/// Scores beyond this (and within ±[`MATE_BOUND`]) are unproven forced results.
+pub const DECISIVE_BOUND: i32 = DECISIVE - 10_000;
+
+/// A mate score as an unproven forced result at the same distance; other scores as they
+/// are.
+pub(crate) fn unproven(score: i32) -> i32 {
+    if score > MATE_BOUND {
+        DECISIVE - (MATE - score)
+    } else if score < -MATE_BOUND {
+        -(DECISIVE - (MATE + score))
+    } else {
+        score
+    }
+}
+
+/// The turns to the end of an unproven forced result (positive: the side to move wins by
+/// the search's reckoning), `None` for a proven result or an ordinary evaluation.
+///
+/// ```
+/// use matombo_ai::{unproven_in, DECISIVE, MATE};
+/// assert_eq!(unproven_in(DECISIVE - 11), Some(11));
+/// assert_eq!(unproven_in(-(DECISIVE - 4)), Some(-4));
+/// assert_eq!(unproven_in(MATE - 15), None);
+/// assert_eq!(unproven_in(250), None);
+/// ```
+pub fn unproven_in(score: i32) -> Option<i32> {
+    if !(-MATE_BOUND..=MATE_BOUND).contains(&score) {
+        None
+    } else if score > DECISIVE_BOUND {
+        Some(DECISIVE - score)
+    } else if score < -DECISIVE_BOUND {
+        Some(-(DECISIVE + score))
+    } else {
+        None
+    }
+}
 const MAX_PLY: usize = 128;
 
 #[derive(Clone, Copy, Default)]
@@ -32,6 +72,10 @@ struct Entry {
 const EXACT: u8 = 1;
 const LOWER: u8 = 2;
 const UPPER: u8 = 3;
+/// Set in an entry's `bound` when its score is not what a search of every legal turn
+/// would give (see [`Searcher::taint`]).
+const TAINT: u8 = 4;
+const BOUND: u8 = 3;
 
 /// The transposition table: one entry per slot, replaced when the new search is at least
 /// as deep or the slot holds another position.
@@ -59,7 +103,7 @@ impl Table {
     }
     fn store(&mut self, key: u64, e: Entry) {
         let slot = &mut self.slots[key as usize & self.mask];
-        if slot.key != key || e.depth >= slot.depth || e.bound == EXACT {
+        if slot.key != key || e.depth >= slot.depth || e.bound & BOUND == EXACT {
             *slot = Entry { key, ..e };
         }
     }
@@ -109,6 +153,9 @@ fn repeats(path: &[(u64, u32)], pos: &Position) -> bool {
 pub(crate) struct RootMove {
     pub child: Child,
     pub score: i32,
+    /// Whether `score` is what a search of every legal turn gives (see
+    /// [`Searcher::taint`]).
+    pub sound: bool,
 }
 
 /// The state of one search.
@@ -128,6 +175,12 @@ pub(crate) struct Searcher<'a> {
     pub nsolo: bool,
     /// Endgame tables: a position they hold is scored exactly, not searched.
     pub tables: Option<&'a Tables>,
+    /// Set when a score just computed may differ from what a search of every legal turn to
+    /// the same depth would give: a bonus cut to the policies' candidates where the score
+    /// is not a fail-high (there more options for the mover could only raise it), a draw
+    /// by repetition (it depends on the path), or a table entry so marked. A forced result
+    /// is reported as proven only where this stays clear.
+    pub taint: bool,
     bufs: Vec<Vec<Child>>,
     orders: Vec<Vec<(u64, usize)>>,
     bonuses: Bonuses,
@@ -155,6 +208,7 @@ impl<'a> Searcher<'a> {
             path: Vec::new(),
             nsolo: pos.ruleset().kind() == GameKind::Nsolo,
             tables: None,
+            taint: false,
             bufs: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             orders: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             bonuses: Bonuses::default(),
@@ -201,12 +255,22 @@ impl<'a> Searcher<'a> {
         (pos.hash() as usize) & 4095
     }
 
-    /// Negamax with PVS. Returns the score for the side to move in `pos`.
-    pub fn negamax(&mut self, pos: &Position, depth: u32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// Negamax with PVS. Returns the score for the side to move in `pos`, and sets
+    /// [`Searcher::taint`] if that score may differ from a search of every legal turn
+    /// (leaves it as it was otherwise).
+    pub fn negamax(&mut self, pos: &Position, depth: u32, alpha: i32, beta: i32, ply: usize) -> i32 {
+        let outer = std::mem::replace(&mut self.taint, false);
+        let score = self.negamax_inner(pos, depth, alpha, beta, ply);
+        self.taint |= outer;
+        score
+    }
+
+    fn negamax_inner(&mut self, pos: &Position, depth: u32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         if self.tick() {
             return 0;
         }
         if ply > 0 && self.repeated(pos) {
+            self.taint = true;
             return 0;
         }
         if ply > 0 {
@@ -220,11 +284,15 @@ impl<'a> Searcher<'a> {
             tt_best = e.best;
             if e.depth as u32 >= depth {
                 let s = from_tt(e.score, ply);
-                match e.bound {
-                    EXACT => return s,
-                    LOWER if s >= beta => return s,
-                    UPPER if s <= alpha => return s,
-                    _ => {}
+                let hit = match e.bound & BOUND {
+                    EXACT => true,
+                    LOWER => s >= beta,
+                    UPPER => s <= alpha,
+                    _ => false,
+                };
+                if hit {
+                    self.taint = e.bound & TAINT != 0;
+                    return s;
                 }
             }
         }
@@ -236,6 +304,7 @@ impl<'a> Searcher<'a> {
         }
         let mut kids = std::mem::take(&mut self.bufs[ply]);
         children_with(pos, false, &mut kids, &mut self.bonuses);
+        let cut = self.bonuses.cut;
         if kids.is_empty() {
             self.bufs[ply] = kids;
             return -MATE + ply as i32;
@@ -282,7 +351,12 @@ impl<'a> Searcher<'a> {
         if self.aborted {
             return 0;
         }
-        let bound = bound_of(best, alpha0, beta);
+        // A fail-high stays a true lower bound with more turns for the mover; any other
+        // score from a cut list may be too low.
+        if cut && best < beta {
+            self.taint = true;
+        }
+        let bound = bound_of(best, alpha0, beta) | if self.taint { TAINT } else { 0 };
         self.tt.store(
             key,
             Entry { key, score: to_tt(best, ply), best: best_i as u16, depth: depth.min(255) as u8, bound },
@@ -301,12 +375,14 @@ impl<'a> Searcher<'a> {
         // A node limit is kept exactly: the children past it are not evaluated.
         let budget = self.node_limit.map_or(u64::MAX, |n| n.saturating_sub(self.nodes));
         let mut over = false;
+        let mut repeated = false;
         for_each_child(pos, &mut bonuses, &mut |child, _| {
             if count as u64 >= budget {
                 over = true;
                 return;
             }
             let score = if nsolo && repeats(path, child) {
+                repeated = true;
                 0
             } else if let Some(v) = tables.and_then(|t| exact(t, child, ply + 1)) {
                 -v
@@ -320,6 +396,7 @@ impl<'a> Searcher<'a> {
             count += 1;
         });
         self.path.pop();
+        let cut = bonuses.cut;
         self.bonuses = bonuses;
         let before = self.nodes;
         self.nodes += count as u64;
@@ -332,7 +409,10 @@ impl<'a> Searcher<'a> {
         if count == 0 {
             return -MATE + ply as i32;
         }
-        let bound = bound_of(best, alpha, beta);
+        if repeated || (cut && best < beta) {
+            self.taint = true;
+        }
+        let bound = bound_of(best, alpha, beta) | if self.taint { TAINT } else { 0 };
         self.tt.store(key, Entry { key, score: to_tt(best, ply), best: best_i, depth: 1, bound });
         best
     }
@@ -379,11 +459,13 @@ impl<'a> Searcher<'a> {
         let mut done = 0;
         self.path.push((pos.hash(), pos.total_stones()));
         let mut scores = vec![-INF; moves.len()];
+        let mut sound = vec![true; moves.len()];
         // The best `lines` scores so far, best first.
         let mut top: Vec<i32> = Vec::with_capacity(lines + 1);
         for i in 0..moves.len() {
             let alpha = if top.len() < lines { -INF } else { top[lines - 1] };
             let child = moves[i].child.pos.clone();
+            self.taint = false;
             let score = if alpha == -INF {
                 -self.negamax(&child, depth - 1, -beta, -alpha, 1)
             } else {
@@ -398,6 +480,7 @@ impl<'a> Searcher<'a> {
                 break;
             }
             scores[i] = score;
+            sound[i] = !self.taint;
             done = i + 1;
             let at = top.partition_point(|&t| t >= score);
             top.insert(at, score);
@@ -409,8 +492,9 @@ impl<'a> Searcher<'a> {
         }
         // Searched moves keep their new scores (a fail-low score is an upper bound but
         // orders well enough); the best one moves to the front.
-        for (m, s) in moves.iter_mut().zip(&scores).take(done) {
+        for ((m, s), ok) in moves.iter_mut().zip(&scores).zip(&sound).take(done) {
             m.score = *s;
+            m.sound = *ok;
         }
         moves[..done].sort_by_key(|m| std::cmp::Reverse(m.score));
         (true, done)

@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{Engine, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_HASH_MIB};
+use matombo_ai::{unproven_in, Engine, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_HASH_MIB};
 use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
@@ -73,12 +73,17 @@ struct Line {
     nps: u64,
 }
 
-/// Human form of a score: stones with two decimals, or a forced result.
+/// Human form of a score: stones with two decimals, or a proven forced result. A forced
+/// result the search found without proving it (a bonus cut to a few candidates on the
+/// way) stays an evaluation, with what the search saw in brackets.
 pub fn score_text(score: i32) -> String {
     if score > MATE_BOUND {
         format!("win in {}", MATE - score)
     } else if score < -MATE_BOUND {
         format!("loss in {}", MATE + score)
+    } else if let Some(n) = unproven_in(score) {
+        let what = if n > 0 { "win" } else { "loss" };
+        format!("{:+.2} (unproven {what} in {})", score as f64 / 100.0, n.abs())
     } else {
         format!("{:+.2}", score as f64 / 100.0)
     }
