@@ -36,4 +36,3 @@ impl Drop for OpenSocket {
         metrics::gauge!("matombo_websockets_open", "kind" => self.0).decrement(1.0);
     }
 }
-

@@ -90,7 +90,7 @@ pub fn check(db: &Path) -> Result<Summary, DbError> {
         integrity_ok,
         problems: if integrity_ok { Vec::new() } else { lines },
         schema_version,
-        schema_current: crate::online::store::SCHEMA_VERSION,
+        schema_current: crate::online::store::sqlite::SCHEMA_VERSION,
         games: count("SELECT count(*) FROM rooms")?,
         games_in_progress: in_progress,
         games_finished: count("SELECT count(*) FROM rooms WHERE finished IS NOT NULL")?,

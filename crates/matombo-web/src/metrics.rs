@@ -5,7 +5,6 @@
 //! in docs/operating.md.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;

@@ -101,4 +101,3 @@ pub async fn serve_draining(
     tracing::info!("drained");
     Ok(())
 }
-
