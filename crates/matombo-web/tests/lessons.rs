@@ -90,8 +90,8 @@ fn solves(task: &Task, token: &str) -> Result<bool, String> {
 
 fn copy(e: &EventJson) -> EventJson {
     match e {
-        EventJson::Lap { from, stones, last } => {
-            EventJson::Lap { from: from.clone(), stones: *stones, last: last.clone() }
+        EventJson::Lap { from, stones, last, path } => {
+            EventJson::Lap { from: from.clone(), stones: *stones, last: last.clone(), path: path.clone() }
         }
         EventJson::Capture { hole, stones } => EventJson::Capture { hole: hole.clone(), stones: *stones },
     }
