@@ -21,10 +21,10 @@ use crate::turn::{canonical_index, Event, Phase, Turn};
 /// let mut turn = p.build_turn();
 /// turn.apply("sow B1".parse().unwrap()).unwrap();
 /// assert_eq!(turn.phase(), Phase::Bonus { left: 2 });
-/// turn.apply("take a8".parse().unwrap()).unwrap(); // last in canonical order
+/// turn.apply("take a7".parse().unwrap()).unwrap(); // late in canonical order
 /// turn.apply("take b3".parse().unwrap()).unwrap(); // then an earlier hole
 /// assert!(turn.is_complete());
-/// assert_eq!(turn.token().unwrap().to_string(), "B1xb3xa8");
+/// assert_eq!(turn.token().unwrap().to_string(), "B1xb3xa7");
 /// ```
 #[derive(Clone)]
 pub struct TurnBuilder {
