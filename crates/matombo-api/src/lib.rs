@@ -676,7 +676,8 @@ pub fn game(req: &GameRequest) -> Result<GameState, ApiError> {
             return Err(ApiError::bad("a whole turn (token) can only be played at the start of a turn"));
         }
         let token = parse_token(t)?;
-        let decisions = live.game.position().resolve(&token).map_err(|e| ApiError::illegal(e.to_string()))?;
+        let decisions =
+            live.game.position().resolve_for_builder(&token).map_err(|e| ApiError::illegal(e.to_string()))?;
         for d in decisions {
             live.decide(d, true)?;
         }
@@ -776,7 +777,7 @@ impl AiJob {
             .ok_or_else(|| ApiError::illegal("the side to move has no legal turn"))?;
         let decisions = self
             .position
-            .resolve(&r.best)
+            .resolve_for_builder(&r.best)
             .map_err(|e| ApiError::internal(format!("the AI chose an illegal turn: {e}")))?;
         Ok(AiAnswer {
             token: r.best.to_string(),

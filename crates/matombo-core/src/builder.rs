@@ -41,6 +41,23 @@ impl Position {
     pub fn build_turn(&self) -> TurnBuilder {
         TurnBuilder::new(self.begin_turn())
     }
+
+    /// The decisions that play `token` through a [`TurnBuilder`]: those of
+    /// [`Position::resolve`], with `done` added where the canonical order ends a Tsoro bonus
+    /// on its last hole while earlier holes are still open (the builder, where picks may
+    /// come in any order, waits for more picks or `done` there).
+    pub fn resolve_for_builder(&self, token: &Token) -> Result<Vec<Decision>, IllegalError> {
+        let mut decisions = self.resolve(token)?;
+        let mut turn = self.build_turn();
+        for &d in &decisions {
+            turn.apply(d)?;
+        }
+        if !turn.is_complete() {
+            turn.apply(Decision::Done)?;
+            decisions.push(Decision::Done);
+        }
+        Ok(decisions)
+    }
 }
 
 impl TurnBuilder {

@@ -57,6 +57,22 @@ proptest! {
         }
     }
 
+    /// Every listed turn played through a builder with `resolve_for_builder`'s decisions
+    /// (what the AI's answer and a whole token apply on the board page): the turn completes
+    /// with its own token and position.
+    #[test]
+    fn resolve_for_builder_completes_every_turn(pos in any_position()) {
+        for (token, after) in pos.turns().take(300) {
+            let mut b = pos.build_turn();
+            for d in pos.resolve_for_builder(&token).unwrap() {
+                b.apply(d).unwrap();
+            }
+            prop_assert!(b.is_complete(), "{}: the builder still waits", token);
+            prop_assert_eq!(b.token(), Some(token.clone()));
+            prop_assert_eq!(b.position(), &after);
+        }
+    }
+
     /// Random picks among those offered, with take-backs and Tsoro's early `done`: the
     /// result is always a legal turn, the board shown is the board the token gives, and
     /// the partial token is the canonical token of the picks made.

@@ -266,7 +266,7 @@ impl App {
             self.message = "the AI found no move".into();
             return Vec::new();
         };
-        let decisions = match self.turn.position().resolve(&token) {
+        let decisions = match self.turn.position().resolve_for_builder(&token) {
             Ok(d) => d,
             Err(e) => {
                 self.message = format!("the AI played an illegal turn: {e}");
