@@ -14,6 +14,7 @@ export CARGO_TERM_COLOR=never
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 failed=()
 passed=()
+started=$SECONDS
 # A failing step leaves the lines that say why here (its own note, else the tail of its
 # output), repeated after the summary so that they are among the last lines CI prints.
 notes=$(mktemp -d)
@@ -23,11 +24,12 @@ step() {
   shift
   echo
   echo "=== $name"
+  local t0=$SECONDS
   if "$@" 2>&1 | tee "$log"; then
-    passed+=("$name")
+    passed+=("$name ($((SECONDS - t0)) s)")
   else
     echo "!!! $name FAILED"
-    failed+=("$name")
+    failed+=("$name ($((SECONDS - t0)) s)")
     [ -f "$notes/$name" ] || tail -n 30 "$log" >"$notes/$name"
   fi
 }
@@ -67,12 +69,15 @@ step "install nginx" apt_install nginx
 step "format" cargo fmt --all -- --check
 step "clippy" cargo clippy --workspace --all-targets -q -- -D warnings
 step "tests" cargo test --workspace -q
+# The binary those tests built (the test profile: optimised, with debug assertions) serves
+# the steps below; `cargo run` would compile the whole workspace again in the dev profile.
+bin="${CARGO_TARGET_DIR:-target}/debug/matombo"
 # A small online load test: 50 rooms, two WebSocket clients each, on loopback; fails on
 # any error (the full-size figures are in the README).
-step "online load test" cargo run -q -p matombo -- loadtest --rooms 50 --duration 5 --ramp 2 --json
+step "online load test" "$bin" loadtest --rooms 50 --duration 5 --ramp 2 --json
 # Every attack of docs/security.md, a few seconds each, against an in-process server with
 # the production limits; fails if a bound breaks or the honest client suffers.
-step "attack harness" cargo run -q -p matombo -- attack --short --json
+step "attack harness" "$bin" attack --short --json
 step "docs build" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 # The systemd unit of deploy/, pointed at the binary the tests built.
 systemd_unit() {
@@ -149,5 +154,5 @@ for s in "${failed[@]}"; do echo "FAIL $s"; done
 for f in "$notes"/*; do
   [ -f "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }
 done
-echo "${#passed[@]} passed, ${#failed[@]} failed"
+echo "${#passed[@]} passed, ${#failed[@]} failed, $((SECONDS - started)) s in all"
 [ ${#failed[@]} -eq 0 ]
