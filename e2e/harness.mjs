@@ -1,5 +1,6 @@
 // What the browser test files share: the server's address, the output directory, assert,
-// Chromium, and the runner. Not a test itself (run.sh runs *.test.mjs and tests.mjs).
+// Chromium, the runner, and the steps of tests on an online room's page. Not a test itself
+// (run.sh runs *.test.mjs and tests.mjs).
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -61,4 +62,36 @@ export async function runTests(tests, browser, only = '') {
   await browser.close();
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
+}
+
+// ---- an online room's page (/online/game/…) --------------------------------------------
+
+/** The number of turns the room's page has shown. */
+export const ply = (page) => page.$eval('#room', (r) => Number(r.dataset.ply || -1));
+
+/** Every hole's label and count on the page's board: equal strings, equal positions. */
+export const counts = (page) => page.$$eval('#board g.hole', (gs) => gs.map((g) => `${g.dataset.hole}=${g.querySelector('.count').textContent}`).join(','));
+
+/** Plays one whole turn on `page` by clicking legal holes (and buttons) until it is sent. */
+export async function playTurn(page) {
+  const before = await ply(page);
+  for (let i = 0; i < 200; i++) {
+    await page.waitForFunction((p) => {
+      const r = document.getElementById('room');
+      return (r.dataset.offer === 'yes' && r.dataset.busy === 'false') || Number(r.dataset.ply) > p;
+    }, before);
+    if ((await ply(page)) > before) return;
+    const hole = await page.$('#board g.hole.legal, #board g.hole.takeable');
+    if (hole) await hole.click();
+    else {
+      const b = await page.$('#btn-continue:not([hidden]):not(:disabled), #btn-stop:not([hidden]):not(:disabled), #btn-done:not([hidden])');
+      if (b) await b.click();
+    }
+    await page.waitForTimeout(20);
+    if ((await page.$eval('#status', (s) => s.textContent)).includes('Turn sent')) {
+      await page.waitForFunction((p) => Number(document.getElementById('room').dataset.ply) > p, before);
+      return;
+    }
+  }
+  throw new Error('turn did not complete');
 }

@@ -2,7 +2,7 @@
 // lobby or an invitation link, play, and watch. Usage: node online.test.mjs http://127.0.0.1:PORT/
 // (run.sh does this). ONLINE_TURNS sets how many turns the room test plays (default 8).
 import { join } from 'node:path';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+import { assert, base, counts, launchChromium, out, playTurn, ply, runTests } from './harness.mjs';
 
 const TURNS = Number(process.env.ONLINE_TURNS || 8);
 const DESKTOP = { width: 1280, height: 800 };
@@ -47,34 +47,8 @@ async function person(browser, { viewport = DESKTOP, lang = 'en' } = {}) {
   return page;
 }
 
-const ply = (page) => page.$eval('#room', (r) => Number(r.dataset.ply || -1));
-const counts = (page) => page.$$eval('#board g.hole', (gs) => gs.map((g) => `${g.dataset.hole}=${g.querySelector('.count').textContent}`).join(','));
 const settled = (page) => page.waitForFunction(() => !document.querySelector('#board svg.animating') && document.getElementById('room').dataset.busy === 'false');
 const noErrors = (...pages) => pages.forEach((p) => assert(p.errors.length === 0, `page errors: ${p.errors}`));
-
-/** Plays one whole turn on `page` by clicking legal holes (and buttons) until it is sent. */
-async function playTurn(page) {
-  const before = await ply(page);
-  for (let i = 0; i < 200; i++) {
-    await page.waitForFunction((p) => {
-      const r = document.getElementById('room');
-      return (r.dataset.offer === 'yes' && r.dataset.busy === 'false') || Number(r.dataset.ply) > p;
-    }, before);
-    if ((await ply(page)) > before) return;
-    const hole = await page.$('#board g.hole.legal, #board g.hole.takeable');
-    if (hole) await hole.click();
-    else {
-      const b = await page.$('#btn-continue:not([hidden]):not(:disabled), #btn-stop:not([hidden]):not(:disabled), #btn-done:not([hidden])');
-      if (b) await b.click();
-    }
-    await page.waitForTimeout(20);
-    if ((await page.$eval('#status', (s) => s.textContent)).includes('Turn sent')) {
-      await page.waitForFunction((p) => Number(document.getElementById('room').dataset.ply) > p, before);
-      return;
-    }
-  }
-  throw new Error('turn did not complete');
-}
 
 /** Vertical centre of a hole on the screen. */
 const holeY = (page, label) => page.$eval(`#board g.hole[data-hole="${label}"]`, (g) => {

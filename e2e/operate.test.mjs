@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { assert, launchChromium, runTests } from './harness.mjs';
+import { assert, counts, launchChromium, playTurn, ply, runTests } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
@@ -94,30 +94,6 @@ test('HTTPS: the board over TLS registers its service worker and plays a turn', 
     await server.exited;
   }
 });
-
-const ply = (page) => page.$eval('#room', (r) => Number(r.dataset.ply || -1));
-const counts = (page) => page.$$eval('#board g.hole', (gs) => gs.map((g) => `${g.dataset.hole}=${g.querySelector('.count').textContent}`).join(','));
-
-/** Plays one whole turn on `page` by clicking legal holes (and buttons) until it is sent. */
-async function playTurn(page) {
-  const before = await ply(page);
-  for (let i = 0; i < 200; i++) {
-    await page.waitForFunction((p) => {
-      const r = document.getElementById('room');
-      return (r.dataset.offer === 'yes' && r.dataset.busy === 'false') || Number(r.dataset.ply) > p;
-    }, before);
-    if ((await ply(page)) > before) return;
-    const hole = await page.$('#board g.hole.legal, #board g.hole.takeable');
-    if (hole) await hole.click();
-    else {
-      const b = await page.$('#btn-continue:not([hidden]):not(:disabled), #btn-stop:not([hidden]):not(:disabled), #btn-done:not([hidden])');
-      if (b) await b.click();
-    }
-    await page.waitForTimeout(20);
-    if ((await page.$eval('#status', (x) => x.textContent)).includes('Turn sent')) break;
-  }
-  await page.waitForFunction((p) => Number(document.getElementById('room').dataset.ply) > p, before);
-}
 
 test('restart: SIGTERM closes the sockets with 1012, the pages reconnect at once to the new process and lose nothing', async (browser) => {
   const dir = mkdtempSync(join(tmpdir(), 'matombo-restart-'));
