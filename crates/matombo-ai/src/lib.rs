@@ -38,12 +38,15 @@ use matombo_egtb::Tables;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+pub mod bench;
 pub mod clock;
 mod eval;
 mod gen;
 mod mcts;
 pub mod review;
 mod search;
+mod time;
+mod tt;
 
 pub use eval::{evaluate, Weights};
 pub use gen::BonusPolicy;
@@ -51,7 +54,8 @@ pub use mcts::{Mcts, MctsConfig};
 pub use search::{unproven_in, DECISIVE, DECISIVE_BOUND, MATE, MATE_BOUND};
 
 use gen::{children, children_complete, Child};
-use search::{RootMove, Searcher, Table};
+use search::{RootMove, Searcher};
+use tt::Table;
 
 /// Playing strength, from a child's opponent to the strongest search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -243,10 +247,6 @@ pub struct SearchResult {
     pub elapsed: Duration,
 }
 
-/// Default budget when a search has no limits.
-const DEFAULT_TIME: Duration = Duration::from_secs(1);
-/// Time kept back from a time budget for returning the answer.
-const MARGIN: Duration = Duration::from_millis(2);
 /// The deepest iteration of a search: deeper depth limits are cut to it.
 pub const MAX_DEPTH: u32 = 100;
 
@@ -394,11 +394,7 @@ impl Engine {
         let weights = self.weights_for(pos);
         let mut s = Searcher::new(&mut self.tt, weights, stop, pos);
         s.tables = self.tables.as_deref().filter(|t| t.ruleset() == pos.ruleset());
-        let time = match limits {
-            Limits { time: None, depth: None, nodes: None } => Some(DEFAULT_TIME),
-            _ => limits.time,
-        };
-        s.deadline = time.map(|t| s.started + t.saturating_sub(MARGIN));
+        s.clock = s.clock.with_time(time::search_budget(limits));
         s.node_limit = limits.nodes;
         // Positions since the last capture (equal stone totals), for repetitions.
         let total = pos.total_stones();
@@ -493,12 +489,8 @@ impl Engine {
             if moves[..k].iter().all(|m| m.score.abs() > MATE_BOUND) {
                 break;
             }
-            // The next iteration costs several times this one: do not start what cannot
-            // end, unless told to use the whole time.
-            if let Some(t) = time {
-                if !options.whole_time && s.elapsed() * 2 > t {
-                    break;
-                }
+            if !s.clock.next_iteration_fits(options.whole_time) {
+                break;
             }
         }
         let (nodes, elapsed) = (s.nodes, s.elapsed());

@@ -27,7 +27,8 @@ use rand::SeedableRng;
 use crate::eval::{evaluate, Weights};
 use crate::gen::{children, Child};
 use crate::search::{unproven, DECISIVE_BOUND, MATE};
-use crate::{Limits, SearchResult, DEFAULT_TIME, MARGIN};
+use crate::time::{mcts_budget, Deadline};
+use crate::{Limits, SearchResult};
 
 /// Settings of the Monte-Carlo search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -159,12 +160,7 @@ impl Mcts {
         stop: &AtomicBool,
         history: &[Position],
     ) -> Option<SearchResult> {
-        let started = Instant::now();
-        let time = match limits {
-            Limits { time: None, nodes: None, .. } => Some(DEFAULT_TIME),
-            _ => limits.time,
-        };
-        let deadline = time.map(|t| started + t.saturating_sub(MARGIN));
+        let clock = Deadline::starting_now(mcts_budget(limits));
         let weights = self.weights.unwrap_or_else(|| Weights::for_kind(pos.ruleset().kind()));
         let nsolo = pos.ruleset().kind() == GameKind::Nsolo;
         let total = pos.total_stones();
@@ -181,7 +177,7 @@ impl Mcts {
         nodes.clear();
         nodes.reserve_exact(MAX_NODES);
         nodes.push(Node::new(pos.clone(), None));
-        let mut tree = Tree { nodes, buf: Vec::new(), config: self.config, weights, nsolo, deadline };
+        let mut tree = Tree { nodes, buf: Vec::new(), config: self.config, weights, nsolo, clock };
         tree.expand(0, true);
         let root_len = tree.nodes[0].len;
         if root_len == 0 {
@@ -203,10 +199,8 @@ impl Mcts {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                if let Some(d) = deadline {
-                    if Instant::now() >= d {
-                        break;
-                    }
+                if clock.passed() {
+                    break;
                 }
                 path.truncate(base);
                 path.push((pos.hash(), total));
@@ -214,7 +208,7 @@ impl Mcts {
                 iterations += 1;
             }
         }
-        let result = tree.result(iterations.max(1), started);
+        let result = tree.result(iterations.max(1), clock.started());
         self.arena = tree.nodes;
         Some(result)
     }
@@ -226,7 +220,7 @@ struct Tree {
     config: MctsConfig,
     weights: Weights,
     nsolo: bool,
-    deadline: Option<Instant>,
+    clock: Deadline,
 }
 
 impl Tree {
@@ -391,7 +385,7 @@ impl Tree {
         let me = pos.side_to_move();
         let mut p = pos.clone();
         for _ in 0..self.config.playout_turns {
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.clock.passed() {
                 break;
             }
             let mut t = p.begin_turn();

@@ -5,13 +5,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::clock::Instant;
-
 use matombo_core::{GameKind, Position, Token};
 use matombo_egtb::{Tables, Value};
 
 use crate::eval::{evaluate, Weights};
 use crate::gen::{children, children_with, for_each_child, Bonuses, Child};
+use crate::time::Deadline;
+use crate::tt::{bound_of, from_tt, to_tt, Entry, Table, BOUND, EXACT, LOWER, TAINT, UPPER};
 
 /// Score of a won game at the root; a win in `p` plies scores `MATE - p`.
 pub const MATE: i32 = 1_000_000;
@@ -60,87 +60,6 @@ pub fn unproven_in(score: i32) -> Option<i32> {
 }
 const MAX_PLY: usize = 128;
 
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    score: i32,
-    best: u16,
-    depth: u8,
-    bound: u8,
-}
-
-const EXACT: u8 = 1;
-const LOWER: u8 = 2;
-const UPPER: u8 = 3;
-/// Set in an entry's `bound` when its score is not what a search of every legal turn
-/// would give (see [`Searcher::taint`]).
-const TAINT: u8 = 4;
-const BOUND: u8 = 3;
-
-/// The transposition table: one entry per slot, replaced when the new search is at least
-/// as deep or the slot holds another position.
-pub(crate) struct Table {
-    slots: Vec<Entry>,
-    mask: usize,
-}
-
-impl Table {
-    /// The largest table of a power-of-two number of slots that fits in `mib` MiB (at
-    /// least one MiB).
-    pub fn with_mib(mib: usize) -> Table {
-        let slots = mib.max(1).saturating_mul((1 << 20) / std::mem::size_of::<Entry>());
-        let log2 = usize::BITS - 1 - slots.leading_zeros();
-        Table { slots: vec![Entry::default(); 1 << log2], mask: (1 << log2) - 1 }
-    }
-
-    /// The table's size in MiB.
-    pub fn mib(&self) -> usize {
-        (self.slots.len() * std::mem::size_of::<Entry>()) >> 20
-    }
-    fn probe(&self, key: u64) -> Option<Entry> {
-        let e = self.slots[key as usize & self.mask];
-        (e.bound != 0 && e.key == key).then_some(e)
-    }
-    fn store(&mut self, key: u64, e: Entry) {
-        let slot = &mut self.slots[key as usize & self.mask];
-        if slot.key != key || e.depth >= slot.depth || e.bound & BOUND == EXACT {
-            *slot = Entry { key, ..e };
-        }
-    }
-}
-
-/// Mate scores are stored relative to the node so that they stay right when the same
-/// position is reached at another ply.
-fn to_tt(score: i32, ply: usize) -> i32 {
-    if score > MATE_BOUND {
-        score + ply as i32
-    } else if score < -MATE_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-fn from_tt(score: i32, ply: usize) -> i32 {
-    if score > MATE_BOUND {
-        score - ply as i32
-    } else if score < -MATE_BOUND {
-        score + ply as i32
-    } else {
-        score
-    }
-}
-
-/// The kind of bound a score is, given the window it was searched with.
-fn bound_of(best: i32, alpha: i32, beta: i32) -> u8 {
-    if best >= beta {
-        LOWER
-    } else if best > alpha {
-        EXACT
-    } else {
-        UPPER
-    }
-}
-
 /// Whether `pos` repeats a position of `path` since the last capture (Nsolo's draw).
 fn repeats(path: &[(u64, u32)], pos: &Position) -> bool {
     let stones = pos.total_stones();
@@ -163,8 +82,8 @@ pub(crate) struct Searcher<'a> {
     pub tt: &'a mut Table,
     pub weights: Weights,
     pub stop: &'a AtomicBool,
-    pub started: Instant,
-    pub deadline: Option<Instant>,
+    /// The search's start and time budget.
+    pub clock: Deadline,
     pub node_limit: Option<u64>,
     pub nodes: u64,
     pub aborted: bool,
@@ -199,8 +118,7 @@ impl<'a> Searcher<'a> {
             tt,
             weights,
             stop,
-            started: Instant::now(),
-            deadline: None,
+            clock: Deadline::start(),
             node_limit: None,
             nodes: 0,
             aborted: false,
@@ -235,10 +153,8 @@ impl<'a> Searcher<'a> {
         if self.stop.load(Ordering::Relaxed) {
             self.aborted = true;
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                self.aborted = true;
-            }
+        if self.clock.passed() {
+            self.aborted = true;
         }
         if let Some(n) = self.node_limit {
             if self.nodes >= n {
@@ -501,7 +417,7 @@ impl<'a> Searcher<'a> {
     }
 
     pub fn elapsed(&self) -> Duration {
-        self.started.elapsed()
+        self.clock.elapsed()
     }
 }
 

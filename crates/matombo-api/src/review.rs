@@ -13,7 +13,8 @@ use matombo_ai::Limits;
 use matombo_core::{Game, Position, Record, Side, Token};
 use serde::{Deserialize, Serialize};
 
-use crate::{mate_in, parse_token, replay, ApiError, ErrorCode, ExportAnswer, SideJson};
+use crate::game::parse_token;
+use crate::{mate_in, replay, ApiError, ErrorCode, ExportAnswer, SideJson};
 
 /// The longest time budget of one position, in milliseconds.
 pub const MAX_REVIEW_MS: u64 = 60_000;
@@ -243,7 +244,7 @@ pub struct ReviewAnswer {
 pub(crate) fn replay_ended(start: &str, moves: &[String], resigned: Option<&str>) -> Result<Game, ApiError> {
     let mut game = replay(start, moves)?;
     if let Some(s) = resigned {
-        let side = crate::parse_side(s)?;
+        let side = crate::game::parse_side(s)?;
         if side != game.position().side_to_move() {
             return Err(ApiError::illegal(format!("{side} can resign only on his own turn")));
         }
@@ -359,7 +360,7 @@ pub fn review_record(req: &ReviewRequest) -> Result<ExportAnswer, ApiError> {
     let scores = read_scores(&game, &req.scores)?;
     let r = review::classify(&game, &scores);
     let mut record = Record::new(game);
-    crate::check_tag_names(&req.tags)?;
+    crate::records::check_tag_names(&req.tags)?;
     record.set_tags(req.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     review::annotate(&mut record, &r);
     Ok(ExportAnswer { record: record.to_string() })

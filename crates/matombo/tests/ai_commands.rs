@@ -285,3 +285,16 @@ fn match_sprt_stops_at_a_verdict_after_the_minimum_games() {
     assert_eq!((v["sprt_stopped"].as_bool(), v["played"].as_u64()), (Some(false), Some(60)), "{v}");
     assert_eq!(v["sprt"]["verdict"], "continue", "{v}");
 }
+
+#[test]
+fn bench_prints_the_search_signature() {
+    let (ok, out, err) = matombo(&["bench", "--signature", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sig = matombo_ai::bench::signature();
+    assert_eq!(v["signature"], sig.total());
+    assert_eq!(v["nodes"], serde_json::json!(sig.nodes));
+    let (ok, out, _) = matombo(&["bench", "--signature"]);
+    assert!(ok);
+    assert_eq!(out.trim(), format!("signature: {} nodes", sig.total()));
+}

@@ -1,4 +1,5 @@
-//! `matombo bench`: speed of random playouts, perft and search, per ruleset.
+//! `matombo bench`: speed of random playouts, perft and search, per ruleset, and the
+//! search's node-count signature (`matombo_ai::bench`).
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use serde::Serialize;
 /// Arguments of `matombo bench`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  matombo bench\n  matombo bench --seconds 3 --json\n  matombo bench --ruleset tsoro:8 --ruleset nsolo:36"
+    after_help = "Examples:\n  matombo bench\n  matombo bench --seconds 3 --json\n  matombo bench --ruleset tsoro:8 --ruleset nsolo:36\n  matombo bench --signature"
 )]
 pub struct Args {
     /// Rulesets to measure (default: tsoro:8, tsoro:21, nsolo:8, nsolo:36).
@@ -29,6 +30,19 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Only print the search's node-count signature (a fixed search's node total over a
+    /// fixed position set; it changes exactly when what the search does changes).
+    #[arg(long)]
+    pub signature: bool,
+}
+
+/// The signature as `--signature --json` prints it.
+#[derive(Serialize)]
+struct SignatureJson {
+    /// Node total.
+    signature: u64,
+    /// Nodes per position.
+    nodes: Vec<u64>,
 }
 
 /// The figures for one ruleset.
@@ -95,6 +109,15 @@ fn measure(r: Ruleset, args: &Args) -> Row {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.signature {
+        let sig = matombo_ai::bench::signature();
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&SignatureJson { signature: sig.total(), nodes: sig.nodes })?);
+        } else {
+            println!("signature: {} nodes", sig.total());
+        }
+        return Ok(());
+    }
     let names = if args.rulesets.is_empty() {
         vec!["tsoro:8".to_string(), "tsoro:21".into(), "nsolo:8".into(), "nsolo:36".into()]
     } else {
@@ -148,5 +171,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             r.search_nodes_per_s
         );
     }
+    println!("signature: {} nodes", matombo_ai::bench::signature().total());
     Ok(())
 }
