@@ -170,6 +170,51 @@ impl ErrorCode {
     }
 }
 
+impl ErrorCode {
+    /// The HTTP status of this code, the one mapping of docs/api.md used by the board's
+    /// API, the in-page engine and online play: 400 for what cannot be read (and the
+    /// WebSocket's own refusals, which have no status of their own), 413 too large, 422
+    /// illegal, 404, 405, 410 closed, 403 refused, 409 seats taken, 429 this client's
+    /// share spent (the quota codes are 503 for the whole server: [`ApiError::server_full`]),
+    /// 503 busy, 415, 408, 500 a failure.
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorCode::TooLarge => 413,
+            ErrorCode::Illegal | ErrorCode::GameOver => 422,
+            ErrorCode::NotFound => 404,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::Closed => 410,
+            ErrorCode::BadInvite | ErrorCode::ForbiddenOrigin | ErrorCode::NoIdentity | ErrorCode::BadCode => 403,
+            ErrorCode::SeatsTaken => 409,
+            ErrorCode::RateLimited
+            | ErrorCode::TooManyRooms
+            | ErrorCode::TooManyConnections
+            | ErrorCode::TooManyChallenges => 429,
+            ErrorCode::Busy => 503,
+            ErrorCode::ContentType => 415,
+            ErrorCode::Timeout => 408,
+            ErrorCode::Internal | ErrorCode::Storage => 500,
+            ErrorCode::Malformed
+            | ErrorCode::InvalidField
+            | ErrorCode::BadRuleset
+            | ErrorCode::BadPosition
+            | ErrorCode::BadMove
+            | ErrorCode::BadDecision
+            | ErrorCode::NotAPlayer
+            | ErrorCode::NotYourTurn
+            | ErrorCode::Stale
+            | ErrorCode::Ahead
+            | ErrorCode::Waiting
+            | ErrorCode::BadToken
+            | ErrorCode::HelloFirst
+            | ErrorCode::AlreadyHello
+            | ErrorCode::OwnChallenge
+            | ErrorCode::NotOver
+            | ErrorCode::CannotAbort => 400,
+        }
+    }
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -202,12 +247,20 @@ pub struct ApiError {
     pub code: ErrorCode,
     /// What went wrong, in English.
     pub message: String,
+    /// The refusal is the whole server's (full), not this client's share: a quota code
+    /// (`too_many_rooms`, `too_many_connections`) then answers 503 instead of 429.
+    pub server_wide: bool,
 }
 
 impl ApiError {
     /// An error of this code.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError { code, message: message.into() }
+        ApiError { code, message: message.into(), server_wide: false }
+    }
+
+    /// A refusal because the whole server is full (see [`ApiError::server_wide`]).
+    pub fn server_full(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { server_wide: true, ..ApiError::new(code, message) }
     }
 
     /// A request that cannot be read.
@@ -224,15 +277,12 @@ impl ApiError {
         ApiError::new(ErrorCode::Internal, message)
     }
 
-    /// The HTTP status the JSON API answers this error with: 400 for what cannot be read,
-    /// 413 for a body too large, 422 for what is illegal in its position (or after the
-    /// game's end), 500 for a failure.
+    /// The HTTP status this error is answered with: the code's
+    /// ([`ErrorCode::status`]), 503 for a quota code refused for the whole server.
     pub fn status(&self) -> u16 {
         match self.code {
-            ErrorCode::TooLarge => 413,
-            ErrorCode::Illegal | ErrorCode::GameOver => 422,
-            ErrorCode::Internal | ErrorCode::Storage => 500,
-            _ => 400,
+            ErrorCode::TooManyRooms | ErrorCode::TooManyConnections if self.server_wide => 503,
+            c => c.status(),
         }
     }
 

@@ -29,9 +29,10 @@ use matombo_core::{
 };
 use serde::{Deserialize, Serialize};
 
-mod notation;
-pub mod review;
 mod error;
+mod notation;
+pub mod online;
+pub mod review;
 pub use error::{cut, ApiError, ErrorBody, ErrorCode, MAX_ERROR_CHARS};
 pub use notation::{ruleset, setup, RulesetRequest, SetupAnswer, SetupRequest};
 pub use review::{
