@@ -87,8 +87,7 @@ fn internal(message: String) -> ApiError {
 /// server's), `429` is `rate_limited` (the client's own share).
 fn busy(status: StatusCode, message: &str) -> Response {
     let code = if status == StatusCode::TOO_MANY_REQUESTS { ErrorCode::RateLimited } else { ErrorCode::Busy };
-    crate::metrics::refusal(code);
-    (status, [(header::RETRY_AFTER, "1")], Json(ErrorBody::new(code, message))).into_response()
+    ([(header::RETRY_AFTER, "1")], ApiError::new(code, message)).into_response()
 }
 
 /// The body as JSON; a body past the route's limit is `413` `too_large`, as documented.
