@@ -92,12 +92,12 @@ async fn a_room_takes_so_many_spectators_and_each_address_its_share() {
     let id = room(addr).await;
     let a1 = watch(from(1), addr, &id).await.unwrap();
     let _a2 = watch(from(1), addr, &id).await.unwrap();
-    let e = watch(from(1), addr, &id).await.err().expect("a third from one address is refused");
+    let e = watch(from(1), addr, &id).await.expect_err("a third from one address is refused");
     assert_eq!(e["error"], "too_many_connections", "{e}");
     assert_eq!(e["message"], "at most 2 spectators of one game per address");
     assert_eq!(e["ply"], Value::Null);
     let _b1 = watch(from(2), addr, &id).await.unwrap();
-    let e = watch(from(3), addr, &id).await.err().expect("the room is full");
+    let e = watch(from(3), addr, &id).await.expect_err("the room is full");
     assert_eq!(e["error"], "too_many_connections", "{e}");
     assert!(e["message"].as_str().unwrap().contains("3 spectators"), "{e}");
     // A place is given back when its spectator leaves.
