@@ -6,7 +6,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::http::StatusCode;
 use matombo_api::ErrorCode;
 
 use super::handle::RoomHandle;
@@ -36,8 +35,7 @@ impl Drop for ConnGuard {
 
 pub(super) fn try_connect(s: &OnlineState, addr: Option<IpAddr>) -> Result<ConnGuard, ApiError> {
     let limits = &s.inner.limits;
-    let full =
-        || ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::TooManyConnections, "too many connections".into());
+    let full = || ApiError::server_full(ErrorCode::TooManyConnections, "too many connections");
     if s.inner.connections.fetch_add(1, Ordering::Relaxed) >= limits.max_connections {
         s.inner.connections.fetch_sub(1, Ordering::Relaxed);
         return Err(full());
@@ -46,9 +44,18 @@ pub(super) fn try_connect(s: &OnlineState, addr: Option<IpAddr>) -> Result<ConnG
     if let Some(a) = addr {
         let mut per = s.inner.per_addr.lock().expect("addr lock");
         let u = per.entry(a).or_default();
+        // The last slots are kept for addresses holding few connections, so that a few
+        // addresses filling the server still leave room for newcomers.
+        let crowded =
+            s.inner.connections.load(Ordering::Relaxed) > limits.max_connections.saturating_sub(limits.newcomer_slots);
+        if crowded && u.connections >= super::NEWCOMER_CONNECTIONS {
+            return Err(ApiError::server_full(
+                ErrorCode::TooManyConnections,
+                "the server is nearly full: its last connections are kept for newcomers",
+            ));
+        }
         if u.connections >= limits.connections_per_addr {
-            return Err(ApiError(
-                StatusCode::TOO_MANY_REQUESTS,
+            return Err(ApiError::new(
                 ErrorCode::TooManyConnections,
                 format!("at most {} connections per address", limits.connections_per_addr),
             ));

@@ -6,10 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::Utf8Bytes;
-use axum::http::StatusCode;
+use matombo_api::online::{to_text, BySide, RoomMsg, RoomState, SeatPlayer, SidePresence};
 use matombo_api::ErrorCode;
 use rand::Rng;
-use serde_json::{json, Value};
 use tokio::sync::{broadcast, Notify};
 
 use super::budget::Bucket;
@@ -85,6 +84,8 @@ pub(crate) struct RoomHandle {
     pub(crate) rematch: Mutex<(Option<matombo_core::Side>, Option<String>)>,
     /// Numbers the spectator connections (`w1`, `w2`, …) for chat.
     pub(crate) watchers: std::sync::atomic::AtomicU32,
+    /// Spectators' places, chat budgets, presence news.
+    pub(crate) audience: super::audience::RoomAudience,
 }
 
 impl RoomHandle {
@@ -105,49 +106,57 @@ impl RoomHandle {
             events: broadcast::channel(256).0,
             rematch: Mutex::new((None, None)),
             watchers: std::sync::atomic::AtomicU32::new(0),
+            audience: Default::default(),
         })
     }
 
-    /// Sends `v` to part of the room's connections.
-    pub(crate) fn target(&self, to: Audience, from: Option<String>, v: &Value) {
-        let _ = self.events.send(Targeted { to, from, text: Utf8Bytes::from(v.to_string()) });
+    /// Sends `m` to part of the room's connections (serialized once for all of them).
+    pub(crate) fn target(&self, to: Audience, from: Option<String>, m: &RoomMsg) {
+        let _ = self.events.send(Targeted { to, from, text: Utf8Bytes::from(to_text(m)) });
     }
 
     /// The room's players as the state shows them: id, name and rating, or null.
-    pub(crate) fn players_json(&self, room: &Room) -> Value {
+    pub(crate) fn players_json(&self, room: &Room) -> BySide<Option<SeatPlayer>> {
         let m = self.meta.lock().expect("meta lock");
-        let p = |i: usize| match &m.players[i] {
-            Some((id, rating)) => json!({
-                "id": id,
-                "name": room.seats[i].name,
-                "rating": rating.map(super::store::round2),
-            }),
-            None => Value::Null,
+        let p = |i: usize| {
+            m.players[i].as_ref().map(|(id, rating)| SeatPlayer {
+                id: Some(id.clone()),
+                name: room.seats[i].name.clone(),
+                rating: rating.map(super::store::round2),
+            })
         };
-        json!({"south": p(0), "north": p(1)})
+        BySide { south: p(0), north: p(1) }
     }
 
-    /// The state message with the room's players, rated and group.
-    pub(crate) fn state(&self, room: &Room, you: Option<matombo_core::Side>, now: u64, positions: bool) -> Value {
+    /// The state with the room's players, rated and group.
+    pub(crate) fn state_of(
+        &self,
+        room: &Room,
+        you: Option<matombo_core::Side>,
+        now: u64,
+        positions: bool,
+    ) -> RoomState {
         let mut v = super::views::state_json(room, you, now, positions);
-        v["players"] = self.players_json(room);
-        v["rated"] = self.meta.lock().expect("meta lock").rated.into();
-        v["group"] = super::rating::group_of(room.ruleset()).into();
+        v.players = Some(self.players_json(room));
+        v.rated = Some(self.meta.lock().expect("meta lock").rated);
+        v.group = Some(super::rating::group_of(room.ruleset()).to_string());
         v
     }
 
-    pub(super) fn send(&self, v: &Value) {
-        let _ = self.tx.send(Utf8Bytes::from(v.to_string()));
+    /// The `state` message with the room's players, rated and group.
+    pub(crate) fn state(&self, room: &Room, you: Option<matombo_core::Side>, now: u64, positions: bool) -> RoomMsg {
+        RoomMsg::State(self.state_of(room, you, now, positions))
     }
 
-    pub(super) fn presence_json(&self) -> Value {
+    /// Sends `m` to every connection of the room (serialized once for all of them).
+    pub(super) fn send(&self, m: &RoomMsg) {
+        let _ = self.tx.send(Utf8Bytes::from(to_text(m)));
+    }
+
+    pub(super) fn presence_json(&self) -> RoomMsg {
         let p = self.presence.lock().expect("presence lock");
-        json!({
-            "type": "presence",
-            "south": {"online": p.players[0].len(), "names": p.players[0]},
-            "north": {"online": p.players[1].len(), "names": p.players[1]},
-            "spectators": p.spectators,
-        })
+        let side = |i: usize| SidePresence { online: p.players[i].len(), names: p.players[i].clone() };
+        RoomMsg::Presence { south: side(0), north: side(1), spectators: p.spectators }
     }
 }
 
@@ -167,7 +176,7 @@ impl Inner {
 
 /// The live room, or the stored one (a finished game) loaded on demand.
 pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
-    let not_found = || ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no game {:?}", truncate(id, 32)));
+    let not_found = || ApiError::new(ErrorCode::NotFound, format!("no game {:?}", truncate(id, 32)));
     if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Err(not_found());
     }
@@ -179,11 +188,11 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
         .store
         .load_room(id.to_string(), now_ms())
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
     let Some(room) = loaded else {
         let closed = s.inner.store.closed(id.to_string()).await.ok().flatten();
         return Err(match closed {
-            Some(reason) => ApiError(StatusCode::GONE, ErrorCode::Closed, closed_message(&s.inner.limits, &reason)),
+            Some(reason) => ApiError::new(ErrorCode::Closed, closed_message(&s.inner.limits, &reason)),
             None => not_found(),
         });
     };

@@ -9,30 +9,24 @@ use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use matombo_api::{ErrorBody, ErrorCode};
+use matombo_api::online::{
+    GroupJson, HistoryJson, LeaderRow, Leaderboard, Opponent, Page, PlayerPage, PublicState, RatingPoint, RoomMsg,
+    SeatAnswer,
+};
+use matombo_api::{ErrorCode, SideJson};
 use matombo_core::{Record, Ruleset, Side};
 use rand::{Rng, SeedableRng as _};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::handle::{find_room, now_ms, random_secret, RoomHandle};
 use super::lifecycle::{closed_message, watch_clock};
 use super::protocol;
 use super::room::{Room, RoomError, TimeControl, MAX_CLOCK_MS};
 use super::store::Op;
-use super::views::{links, side_str, state_json};
+use super::views::{links, room_view, side_json, side_str};
 use super::OnlineState;
 
-/// An API error: HTTP status, machine code and a sentence, answered as the one error body
-/// of docs/api.md.
-pub(super) struct ApiError(pub(super) StatusCode, pub(super) ErrorCode, pub(super) String);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        crate::metrics::refusal(self.1);
-        (self.0, Json(ErrorBody::new(self.1, &self.2))).into_response()
-    }
-}
+pub(super) use crate::error::ApiError;
 
 pub(super) fn room_error(e: &RoomError) -> ErrorCode {
     match e {
@@ -75,11 +69,7 @@ pub(super) struct CreateReq {
 pub(super) fn check_name(name: Option<String>) -> Result<String, ApiError> {
     let name = name.unwrap_or_default();
     if name.chars().count() > protocol::MAX_NAME || name.chars().any(char::is_control) {
-        return Err(ApiError(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidField,
-            "name: at most 40 characters, no control characters".into(),
-        ));
+        return Err(ApiError::new(ErrorCode::InvalidField, "name: at most 40 characters, no control characters"));
     }
     Ok(name.trim().to_string())
 }
@@ -89,9 +79,8 @@ pub(super) async fn create_room(
     ClientAddr(addr): ClientAddr,
     body: Result<Json<CreateReq>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
-    let ruleset: Ruleset =
-        req.ruleset.parse().map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::BadRuleset, format!("{e}")))?;
+    let Json(req) = body.map_err(|e| ApiError::new(ErrorCode::Malformed, e.body_text()))?;
+    let ruleset: Ruleset = req.ruleset.parse().map_err(|e| ApiError::new(ErrorCode::BadRuleset, format!("{e}")))?;
     let side = match req.side.as_deref().unwrap_or("random") {
         "south" => Side::South,
         "north" => Side::North,
@@ -102,20 +91,13 @@ pub(super) async fn create_room(
                 Side::North
             }
         }
-        _ => {
-            return Err(ApiError(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidField,
-                "side: south, north or random".into(),
-            ))
-        }
+        _ => return Err(ApiError::new(ErrorCode::InvalidField, "side: south, north or random")),
     };
     if let Some(c) = req.clock {
         if c.initial_ms < 1000 || c.initial_ms > MAX_CLOCK_MS || c.increment_ms > 3_600_000 {
-            return Err(ApiError(
-                StatusCode::BAD_REQUEST,
+            return Err(ApiError::new(
                 ErrorCode::InvalidField,
-                "clock: initial_ms from 1000 to 86400000, increment_ms at most 3600000".into(),
+                "clock: initial_ms from 1000 to 86400000, increment_ms at most 3600000",
             ));
         }
     }
@@ -125,27 +107,21 @@ pub(super) async fn create_room(
     {
         if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= limits.max_rooms {
             s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-            return Err(ApiError(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::TooManyRooms,
-                "the server is full".into(),
-            ));
+            return Err(ApiError::server_full(ErrorCode::TooManyRooms, "the server is full"));
         }
         if let Some(a) = addr {
             let mut per = s.inner.per_addr.lock().expect("addr lock");
             let u = per.entry(a).or_default();
             if !u.creations.get_or_insert_with(|| super::budget::Bucket::new(limits.rooms_per_sec)).take() {
                 s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-                return Err(ApiError(
-                    StatusCode::TOO_MANY_REQUESTS,
+                return Err(ApiError::new(
                     ErrorCode::RateLimited,
                     format!("one address may create at most {} games per second", limits.rooms_per_sec),
                 ));
             }
             if u.rooms >= limits.rooms_per_addr {
                 s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-                return Err(ApiError(
-                    StatusCode::TOO_MANY_REQUESTS,
+                return Err(ApiError::new(
                     ErrorCode::TooManyRooms,
                     format!("at most {} unfinished games per address", limits.rooms_per_addr),
                 ));
@@ -181,20 +157,20 @@ pub(super) async fn create_room(
     };
     if let Err(e) = s.inner.store.write(op).await {
         release(&s);
-        return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()));
+        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
     }
     s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
     tracing::info!(room = %id, %ruleset, "game created");
     let token = &tokens[side.index()];
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "id": id,
-            "side": side_str(side),
-            "token": token,
-            "invite": invite,
-            "links": links(&id, Some(token), Some(&invite)),
-        })),
+        Json(SeatAnswer {
+            id: id.clone(),
+            side: side_json(side),
+            token: token.clone(),
+            invite: Some(invite.clone()),
+            links: links(&id, Some(token), Some(&invite)),
+        }),
     )
         .into_response())
 }
@@ -212,38 +188,30 @@ pub(super) async fn claim_seat(
     Path(id): Path<String>,
     body: Result<Json<ClaimReq>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::Malformed, e.body_text()))?;
+    let Json(req) = body.map_err(|e| ApiError::new(ErrorCode::Malformed, e.body_text()))?;
     let name = check_name(req.name)?;
     let h = find_room(&s, &id).await?;
     let mut room = h.room.lock().await;
     if h.closed.load(Ordering::Acquire) {
-        return Err(ApiError(StatusCode::GONE, ErrorCode::Closed, closed_message(&s.inner.limits, "unclaimed")));
+        return Err(ApiError::new(ErrorCode::Closed, closed_message(&s.inner.limits, "unclaimed")));
     }
-    let side = room.check_claim(&req.invite).map_err(|e| {
-        let status = if e == RoomError::SeatsTaken { StatusCode::CONFLICT } else { StatusCode::FORBIDDEN };
-        ApiError(status, room_error(&e), e.to_string())
-    })?;
+    let side = room.check_claim(&req.invite).map_err(|e| ApiError::new(room_error(&e), e.to_string()))?;
     s.inner
         .store
         .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
     let now = now_ms();
     room.commit_claim(side, &name, now);
     let token = room.seats[side.index()].token.clone();
-    h.send(&state_json(&room, None, now, false).as_object().map_or(Value::Null, |o| {
-        let mut o = o.clone();
-        // Broadcast as a "seats" update: `you` differs per connection, so no full state.
-        o.insert("type".into(), "seats".into());
-        o.remove("you");
-        Value::Object(o)
-    }));
+    // Broadcast as a "seats" update: `you` differs per connection, so no full state.
+    h.send(&RoomMsg::Seats(room_view(&room, now, false)));
     drop(room);
     h.clock_changed.notify_one();
     watch_clock(s.clone(), h.clone());
     tracing::info!(room = %id, side = side_str(side), "seat taken");
-    Ok(Json(json!({"id": id, "side": side_str(side), "token": token, "links": links(&id, Some(&token), None)}))
-        .into_response())
+    let links = links(&id, Some(&token), None);
+    Ok(Json(SeatAnswer { id, side: side_json(side), token, invite: None, links }).into_response())
 }
 
 #[derive(Deserialize)]
@@ -259,10 +227,9 @@ pub(super) async fn get_room(
 ) -> Result<Response, ApiError> {
     let h = find_room(&s, &id).await?;
     let room = h.room.lock().await;
-    let mut v = h.state(&room, None, now_ms(), q.positions.unwrap_or(0) != 0);
+    let state = h.state_of(&room, None, now_ms(), q.positions.unwrap_or(0) != 0);
     drop(room);
-    v["presence"] = h.presence_json();
-    Ok(Json(v).into_response())
+    Ok(Json(PublicState { state, kind: "state", presence: h.presence_json() }).into_response())
 }
 
 pub(super) async fn get_record(State(s): State<OnlineState>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -305,21 +272,17 @@ pub(super) struct ArchiveQuery {
 pub(super) async fn archive(State(s): State<OnlineState>, Query(q): Query<ArchiveQuery>) -> Result<Response, ApiError> {
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
-    let list = s
-        .inner
-        .store
-        .archive(limit, offset)
-        .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
-    Ok(Json(json!({"games": list, "limit": limit, "offset": offset})).into_response())
+    let list =
+        s.inner.store.archive(limit, offset).await.map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    Ok(Json(Page { items: Games { games: list }, limit, offset }).into_response())
 }
 
 // ---------------------------------------------------------------- players
 
 pub(super) async fn groups() -> Response {
-    let v: Vec<Value> = super::rating::GROUPS
+    let v: Vec<GroupJson> = super::rating::GROUPS
         .iter()
-        .map(|g| json!({"group": g.name, "game": g.game.name(), "min": g.min, "max": g.max}))
+        .map(|g| GroupJson { group: g.name, game: g.game.name(), min: g.min, max: g.max })
         .collect();
     Json(v).into_response()
 }
@@ -337,8 +300,7 @@ pub(super) async fn leaderboard(
     Path(group): Path<String>,
     Query(q): Query<PageQuery>,
 ) -> Result<Response, ApiError> {
-    let g = super::rating::group(&group)
-        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such rating group".into()))?;
+    let g = super::rating::group(&group).ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such rating group"))?;
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
     let since = now_ms().saturating_sub(365 * 24 * 3600 * 1000);
@@ -347,23 +309,21 @@ pub(super) async fn leaderboard(
         .store
         .leaderboard(g.name.to_string(), since, limit, offset)
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
-    let players: Vec<Value> = rows
+        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    let players = rows
         .iter()
         .enumerate()
-        .map(|(i, (id, name, r, games))| {
-            json!({
-                "rank": offset as usize + i + 1,
-                "id": id,
-                "name": name,
-                "rating": super::store::round2(r.rating),
-                "rd": super::store::round2(r.rd),
-                "games": games,
-                "provisional": r.provisional(),
-            })
+        .map(|(i, (id, name, r, games))| LeaderRow {
+            rank: offset as usize + i + 1,
+            id: id.clone(),
+            name: name.clone(),
+            rating: super::store::round2(r.rating),
+            rd: super::store::round2(r.rd),
+            games: *games,
+            provisional: r.provisional(),
         })
         .collect();
-    Ok(Json(json!({"group": g.name, "players": players, "limit": limit, "offset": offset})).into_response())
+    Ok(Json(Page { items: Leaderboard { group: g.name, players }, limit, offset }).into_response())
 }
 
 pub(super) async fn player(
@@ -371,41 +331,48 @@ pub(super) async fn player(
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
 ) -> Result<Response, ApiError> {
-    let not_found = || ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such player".into());
+    let not_found = || ApiError::new(ErrorCode::NotFound, "no such player");
     if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Err(not_found());
     }
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
-    let storage =
-        |e: super::store::StoreError| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string());
+    let storage = |e: super::store::StoreError| ApiError::new(ErrorCode::Storage, e.to_string());
     let Some(p) = s.inner.store.player(id).await.map_err(storage)? else { return Err(not_found()) };
     let games = s.inner.store.history(p.id.clone(), limit, offset).await.map_err(storage)?;
-    let mut v = super::lobby::player_json(&p);
-    v["games"] = games.iter().map(history_json).collect::<Vec<_>>().into();
-    v["limit"] = limit.into();
-    v["offset"] = offset.into();
-    Ok(Json(v).into_response())
+    let player = super::lobby::player_json(&p);
+    let page = PlayerPage { player, games: games.iter().map(history_json).collect() };
+    Ok(Json(Page { items: page, limit, offset }).into_response())
+}
+
+/// The archive's list of games.
+#[derive(serde::Serialize)]
+struct Games<T> {
+    games: Vec<T>,
 }
 
 /// One finished game of a player, as `GET /api/online/players/{id}` lists it.
-fn history_json(h: &super::store::HistoryRow) -> Value {
+fn history_json(h: &super::store::HistoryRow) -> HistoryJson {
     let r2 = super::store::round2;
-    let pair = |p: Option<(f64, f64)>| p.map_or(Value::Null, |(r, d)| json!({"rating": r2(r), "rd": r2(d)}));
+    let pair = |p: Option<(f64, f64)>| p.map(|(r, d)| RatingPoint { rating: r2(r), rd: r2(d) });
     let group = h.ruleset.parse::<Ruleset>().map(super::rating::group_of).unwrap_or("other");
-    json!({
-        "room": h.room,
-        "ruleset": h.ruleset,
-        "group": group,
-        "side": if h.south { "south" } else { "north" },
-        "opponent": {"id": h.opponent_id, "name": h.opponent_name},
-        "result": match h.winner.as_deref() { Some("south") => "1-0", Some("north") => "0-1", _ => "1/2-1/2" },
-        "termination": h.termination,
-        "rated": h.rated,
-        "before": pair(h.before),
-        "after": pair(h.after),
-        "finished": h.finished,
-    })
+    HistoryJson {
+        room: h.room.clone(),
+        ruleset: h.ruleset.clone(),
+        group,
+        side: if h.south { SideJson::South } else { SideJson::North },
+        opponent: Opponent { id: h.opponent_id.clone(), name: h.opponent_name.clone() },
+        result: match h.winner.as_deref() {
+            Some("south") => "1-0",
+            Some("north") => "0-1",
+            _ => "1/2-1/2",
+        },
+        termination: h.termination.clone(),
+        rated: h.rated,
+        before: pair(h.before),
+        after: pair(h.after),
+        finished: h.finished,
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@
 //! under `/api/online/` (see the `server` module).
 #![deny(missing_docs)]
 
+mod audience;
 mod budget;
+pub mod error;
 mod handle;
 mod http;
 mod lifecycle;
@@ -24,6 +26,7 @@ mod lobby;
 pub mod methods;
 pub mod metrics;
 pub mod protocol;
+mod pump;
 pub mod rating;
 pub mod room;
 mod server;
@@ -37,6 +40,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use error::ApiError;
 pub use server::{routes, PAGE_PATHS};
 pub use store::{Db, GameStore, StoreError};
 
@@ -85,7 +89,25 @@ pub struct Limits {
     pub players_per_addr_hour: u32,
     /// Transfer-code attempts one address may make per minute.
     pub transfer_tries_per_min: f64,
+    /// Spectators (connections holding no seat) one room takes (issue 37: the audience's
+    /// fan-out is bounded by this times the chat rates below).
+    pub spectators_per_room: usize,
+    /// Spectators of one room from one address.
+    pub spectators_per_addr: usize,
+    /// Chat lines per second the spectators of one room send together (bursts of two).
+    pub room_spectators_chat_per_sec: f64,
+    /// Chat lines per second the seat holders of one room send together (bursts of two).
+    pub room_players_chat_per_sec: f64,
+    /// Lobby connections from one address.
+    pub lobby_per_addr: usize,
+    /// Connections kept for newcomers: past `max_connections - newcomer_slots`, an
+    /// address already holding [`NEWCOMER_CONNECTIONS`] connections is refused.
+    pub newcomer_slots: usize,
 }
+
+/// An address holding fewer connections than this is a newcomer (see
+/// [`Limits::newcomer_slots`]).
+pub const NEWCOMER_CONNECTIONS: usize = 4;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -108,6 +130,12 @@ impl Default for Limits {
             chat_per_sec: 1.0,
             players_per_addr_hour: 10,
             transfer_tries_per_min: 5.0,
+            spectators_per_room: 200,
+            spectators_per_addr: 8,
+            room_spectators_chat_per_sec: 2.0,
+            room_players_chat_per_sec: 4.0,
+            lobby_per_addr: 16,
+            newcomer_slots: 400,
         }
     }
 }
@@ -127,6 +155,10 @@ impl Limits {
             players_per_addr_hour: u32::MAX,
             lobby_actions_per_sec: 1e9,
             max_challenges: 2 * rooms + 20,
+            spectators_per_room: usize::MAX,
+            spectators_per_addr: usize::MAX,
+            lobby_per_addr: usize::MAX,
+            newcomer_slots: 0,
             ..Limits::default()
         }
     }
@@ -158,6 +190,7 @@ pub(crate) struct Inner {
     open_rooms: AtomicUsize,
     per_addr: Mutex<HashMap<IpAddr, AddrUse>>,
     lobby: lobby::Lobby,
+    lobby_places: audience::LobbyPlaces,
     /// Set when the node drains (SIGTERM): every WebSocket closes with 1012.
     draining: tokio::sync::watch::Sender<bool>,
 }
@@ -287,6 +320,7 @@ impl OnlineState {
                 open_rooms: AtomicUsize::new(n),
                 per_addr: Mutex::new(per_addr),
                 lobby,
+                lobby_places: Default::default(),
                 draining: tokio::sync::watch::Sender::new(false),
             }),
         };

@@ -5,8 +5,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use matombo_api::online::{LobbyOut, RatingChange, RatingPoint, RoomMsg};
 use matombo_core::Outcome;
-use serde_json::json;
 
 use super::handle::{now_ms, RoomHandle};
 use super::room::Room;
@@ -31,12 +31,7 @@ pub(super) async fn end_game(
         .await
         .map_err(|e| e.to_string())?;
     room.commit_end(o, now);
-    h.send(&json!({
-        "type": "end",
-        "ply": room.ply(),
-        "outcome": outcome_json(Some(o)),
-        "clock": clock_json(room, now),
-    }));
+    h.send(&RoomMsg::End { ply: room.ply(), outcome: outcome_json(Some(o)), clock: clock_json(room, now) });
     tracing::info!(room = %room.id, termination = o.termination.tag(), "game over");
     finished(s, h);
     h.clock_changed.notify_one();
@@ -96,19 +91,24 @@ async fn announce_ratings(s: &OnlineState, h: &Arc<RoomHandle>) {
     if changes.is_empty() {
         return;
     }
-    let mut v = json!({"type": "ratings", "group": changes[0].group});
+    let (mut south, mut north) = (None, None);
     for c in &changes {
         let r2 = super::store::round2;
-        v[c.side.as_str()] = json!({
-            "id": c.player,
-            "before": {"rating": r2(c.before.0), "rd": r2(c.before.1)},
-            "after": {"rating": r2(c.after.0), "rd": r2(c.after.1)},
-        });
+        let change = RatingChange {
+            id: c.player.clone(),
+            before: RatingPoint { rating: r2(c.before.0), rd: r2(c.before.1) },
+            after: RatingPoint { rating: r2(c.after.0), rd: r2(c.after.1) },
+        };
+        if c.side == "south" {
+            south = Some(change);
+        } else {
+            north = Some(change);
+        }
     }
-    h.send(&v);
+    h.send(&RoomMsg::Ratings { group: changes[0].group.clone(), south, north });
     for c in &changes {
         if let Ok(Some(info)) = s.inner.store.player(c.player.clone()).await {
-            s.inner.lobby.tell_player(&c.player, &json!({"type": "you", "player": super::lobby::player_json(&info)}));
+            s.inner.lobby.tell_player(&c.player, &LobbyOut::You { player: super::lobby::player_json(&info) });
         }
     }
 }
@@ -209,9 +209,7 @@ pub(super) fn sweep_expired(s: &OnlineState) {
                 let Some(h) = s.inner.get(&id) else { continue };
                 h.closed.store(true, Ordering::Release);
                 let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
-                h.send(
-                    &json!({"type": "closed", "reason": reason, "message": closed_message(&s.inner.limits, reason)}),
-                );
+                h.send(&RoomMsg::Closed { reason, by: None, message: closed_message(&s.inner.limits, reason) });
                 finished(&s, &h);
                 h.clock_changed.notify_one();
                 tracing::info!(room = %id, reason, "game closed");

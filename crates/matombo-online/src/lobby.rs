@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use matombo_api::online::{
+    to_text, ChallengeJson, Challenger, ListedGame, LobbyOut, PlayerJson, RatingJson, SeatPlayer, SeekJson, WireError,
+};
 use matombo_api::ErrorCode;
 use matombo_core::{Ruleset, Side};
 use rand::{Rng, SeedableRng as _};
-use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, mpsc};
 
@@ -25,11 +26,11 @@ use super::handle::{now_ms, random_secret, Meta, RoomHandle};
 use super::http::{ApiError, ClientAddr};
 use super::lifecycle::watch_clock;
 use super::protocol::{self, LobbyMsg, SideChoice};
+use super::pump::{pump, Feed, Session};
 use super::rating::{group_of, Rating};
 use super::room::{Room, TimeControl};
 use super::store::{round2, Op, StoreError};
-use super::views::{links, side_str};
-use super::ws::error_msg;
+use super::views::{links, side_json};
 use super::OnlineState;
 
 /// A player as the lobby shows him.
@@ -67,7 +68,7 @@ struct LobbyState {
     /// Connection → (its player, its own channel).
     conns: HashMap<u64, (Option<String>, mpsc::UnboundedSender<Utf8Bytes>)>,
     /// Listed games in progress by room id.
-    games: BTreeMap<String, Value>,
+    games: BTreeMap<String, ListedGame>,
 }
 
 /// The lobby's shared state and its broadcast channel.
@@ -82,47 +83,46 @@ pub(crate) fn hash_secret(secret: &str) -> String {
     Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn rating_json(r: &Rating, games: u32) -> Value {
-    json!({
-        "rating": round2(r.rating),
-        "rd": round2(r.rd),
-        "volatility": (r.vol * 100_000.0).round() / 100_000.0,
-        "games": games,
-        "provisional": r.provisional(),
-    })
+fn rating_json(r: &Rating, games: u32) -> RatingJson {
+    RatingJson {
+        rating: round2(r.rating),
+        rd: round2(r.rd),
+        volatility: (r.vol * 100_000.0).round() / 100_000.0,
+        games,
+        provisional: r.provisional(),
+    }
 }
 
 /// A player's public view: id, name, created, ratings by group.
-pub(crate) fn player_json(p: &super::store::PlayerInfo) -> Value {
-    let ratings: serde_json::Map<String, Value> =
-        p.ratings.iter().map(|(g, r, n)| (g.clone(), rating_json(r, *n))).collect();
-    json!({"id": p.id, "name": p.name, "created": p.created, "ratings": ratings})
+pub(crate) fn player_json(p: &super::store::PlayerInfo) -> PlayerJson {
+    let ratings = p.ratings.iter().map(|(g, r, n)| (g.clone(), rating_json(r, *n))).collect();
+    PlayerJson { id: p.id.clone(), name: p.name.clone(), created: p.created, ratings }
 }
 
-fn challenge_json(c: &Challenge) -> Value {
+fn challenge_json(c: &Challenge) -> ChallengeJson {
     let r = c.ruleset;
-    json!({
-        "id": c.id,
-        "ruleset": r.to_string(),
-        "game": r.kind().name(),
-        "size": r.size(),
-        "heads": r.heads(),
-        "bonus": r.bonus(),
-        "side": c.side,
-        "clock": c.clock,
-        "rated": c.rated,
-        "open": c.open,
-        "created": c.created,
-        "group": group_of(r),
-        "by": {
-            "id": c.by.id,
-            "name": c.by.name,
-            "rating": round2(c.by.rating.rating),
-            "rd": round2(c.by.rating.rd),
-            "provisional": c.by.rating.provisional(),
+    ChallengeJson {
+        id: c.id.clone(),
+        ruleset: r.to_string(),
+        game: r.kind().name(),
+        size: r.size(),
+        heads: r.heads(),
+        bonus: r.bonus(),
+        side: c.side,
+        clock: c.clock,
+        rated: c.rated,
+        open: c.open,
+        created: c.created,
+        group: group_of(r).to_string(),
+        by: Challenger {
+            id: c.by.id.clone(),
+            name: c.by.name.clone(),
+            rating: round2(c.by.rating.rating),
+            rd: round2(c.by.rating.rd),
+            provisional: c.by.rating.provisional(),
         },
-        "link": format!("/online/?challenge={}", c.id),
-    })
+        link: format!("/online/?challenge={}", c.id),
+    }
 }
 
 impl Lobby {
@@ -130,13 +130,14 @@ impl Lobby {
         Lobby { state: Mutex::new(LobbyState::default()), tx: broadcast::channel(1024).0, next_conn: AtomicU64::new(1) }
     }
 
-    fn send(&self, v: &Value) {
-        let _ = self.tx.send(Utf8Bytes::from(v.to_string()));
+    /// Sends `m` to every lobby connection (serialized once for all of them).
+    fn send(&self, m: &LobbyOut) {
+        let _ = self.tx.send(Utf8Bytes::from(to_text(m)));
     }
 
-    /// Sends `v` to every lobby connection of `player`.
-    fn tell(&self, st: &LobbyState, player: &str, v: &Value) {
-        let text = Utf8Bytes::from(v.to_string());
+    /// Sends `m` to every lobby connection of `player`.
+    fn tell(&self, st: &LobbyState, player: &str, m: &LobbyOut) {
+        let text = Utf8Bytes::from(to_text(m));
         for (p, tx) in st.conns.values() {
             if p.as_deref() == Some(player) {
                 let _ = tx.send(text.clone());
@@ -146,38 +147,36 @@ impl Lobby {
 
     /// Lists a game in progress (a lobby game, at its start or reload).
     pub(crate) fn list_game(&self, room: &Room, meta: &Meta, now: u64) {
-        let p = |i: usize| {
-            json!({
-                "id": meta.players[i].as_ref().map(|p| &p.0),
-                "name": room.seats[i].name,
-                "rating": meta.players[i].as_ref().and_then(|p| p.1).map(round2),
-            })
+        let p = |i: usize| SeatPlayer {
+            id: meta.players[i].as_ref().map(|p| p.0.clone()),
+            name: room.seats[i].name.clone(),
+            rating: meta.players[i].as_ref().and_then(|p| p.1).map(round2),
         };
-        let g = json!({
-            "id": room.id,
-            "ruleset": room.ruleset().to_string(),
-            "group": group_of(room.ruleset()),
-            "clock": room.clocks.as_ref().map(|c| c.control),
-            "rated": meta.rated,
-            "south": p(0),
-            "north": p(1),
-            "started": now,
-        });
+        let g = ListedGame {
+            id: room.id.clone(),
+            ruleset: room.ruleset().to_string(),
+            group: group_of(room.ruleset()).to_string(),
+            clock: room.clocks.as_ref().map(|c| c.control),
+            rated: meta.rated,
+            south: p(0),
+            north: p(1),
+            started: now,
+        };
         self.state.lock().expect("lobby lock").games.insert(room.id.clone(), g.clone());
-        self.send(&json!({"type": "game_added", "game": g}));
+        self.send(&LobbyOut::GameAdded { game: g });
     }
 
     /// A listed game is over (or closed).
     pub(crate) fn unlist_game(&self, id: &str) {
         if self.state.lock().expect("lobby lock").games.remove(id).is_some() {
-            self.send(&json!({"type": "game_removed", "id": id}));
+            self.send(&LobbyOut::GameRemoved { id: id.to_string() });
         }
     }
 
     /// Tells a player's lobby connections his new profile.
-    pub(crate) fn tell_player(&self, player: &str, v: &Value) {
+    pub(crate) fn tell_player(&self, player: &str, m: &LobbyOut) {
         let st = self.state.lock().expect("lobby lock");
-        self.tell(&st, player, v);
+        self.tell(&st, player, m);
     }
 }
 
@@ -195,7 +194,7 @@ pub(crate) async fn create_bound_room(
 ) -> Result<(String, [String; 2]), ApiError> {
     if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= s.inner.limits.max_rooms {
         s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-        return Err(ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::TooManyRooms, "the server is full".into()));
+        return Err(ApiError::server_full(ErrorCode::TooManyRooms, "the server is full"));
     }
     let id = random_secret(10);
     let tokens = [random_secret(32), random_secret(32)];
@@ -223,7 +222,7 @@ pub(crate) async fn create_bound_room(
     ]);
     if let Err(e) = s.inner.store.write(op).await {
         s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-        return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()));
+        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
     }
     let meta = Meta {
         players: [players[0].0.clone().map(|p| (p, players[0].2)), players[1].0.clone().map(|p| (p, players[1].2))],
@@ -271,14 +270,13 @@ async fn start_match(s: &OnlineState, a: PlayerRef, a_side: Side, b: PlayerRef, 
         s.inner.lobby.tell(
             &st,
             &p.id,
-            &json!({
-                "type": "matched",
-                "room": id,
-                "side": side_str(side),
-                "token": token,
-                "links": links(&id, Some(token), None),
-                "challenge": challenge,
-            }),
+            &LobbyOut::Matched {
+                room: id.clone(),
+                side: side_json(side),
+                token: token.clone(),
+                links: links(&id, Some(token), None),
+                challenge: challenge.clone(),
+            },
         );
     }
     Ok(())
@@ -327,13 +325,13 @@ async fn pair_now(s: &OnlineState) {
         {
             let st = s.inner.lobby.state.lock().expect("lobby lock");
             for p in [&a.player.id, &b.player.id] {
-                s.inner.lobby.tell(&st, p, &json!({"type": "seeking", "seek": null}));
+                s.inner.lobby.tell(&st, p, &LobbyOut::Seeking { seek: None });
             }
         }
         let side = random_side();
         let terms = Terms { ruleset: a.ruleset, clock: a.clock, rated: a.rated, listed: true, challenge: None };
         if let Err(e) = start_match(s, a.player, side, b.player, terms).await {
-            tracing::warn!(error = %e.2, "pairing failed");
+            tracing::warn!(error = %e, "pairing failed");
         }
     }
 }
@@ -366,9 +364,11 @@ pub(super) async fn get_challenge(
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Result<Response, ApiError> {
     let st = s.inner.lobby.state.lock().expect("lobby lock");
-    let c = st.challenges.iter().find(|c| c.id == id).ok_or_else(|| {
-        ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge: taken, withdrawn or never made".into())
-    })?;
+    let c = st
+        .challenges
+        .iter()
+        .find(|c| c.id == id)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such challenge: taken, withdrawn or never made"))?;
     Ok(axum::Json(challenge_json(c)).into_response())
 }
 
@@ -377,25 +377,34 @@ pub(super) async fn lobby_upgrade(
     ClientAddr(addr): ClientAddr,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let ws = ws.map_err(|e| ApiError(e.status(), ErrorCode::Malformed, e.body_text()))?;
+    let ws = ws.map_err(crate::error::upgrade_refused)?;
+    let place = super::audience::take_lobby_place(&s, addr)?;
     let guard = try_connect(&s, addr)?;
     Ok(ws.max_message_size(64 * 1024).max_frame_size(64 * 1024).on_upgrade(move |socket| async move {
         let _open = crate::metrics::websocket_open("lobby");
         connection(s, socket, addr).await;
         drop(guard);
+        drop(place);
     }))
 }
 
-fn text(v: Value) -> Message {
-    Message::Text(v.to_string().into())
+fn text(m: &LobbyOut) -> Message {
+    Message::Text(to_text(m).into())
 }
 
+/// A refusal as the lobby's `error` message.
 fn api_err(e: ApiError) -> Message {
-    error_msg(e.1, &e.2, None)
+    lobby_error(e.code(), e.message())
+}
+
+/// An `error` message of the lobby.
+fn lobby_error(code: ErrorCode, message: &str) -> Message {
+    crate::metrics::refusal(code);
+    text(&LobbyOut::Error(WireError::new(code, message, None)))
 }
 
 fn storage(e: StoreError) -> ApiError {
-    ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string())
+    ApiError::new(ErrorCode::Storage, e.to_string())
 }
 
 fn default_name(id: &str) -> String {
@@ -414,11 +423,7 @@ async fn identify(
     let found = { s.inner.store.player_by_key(key.clone()).await.map_err(storage)? };
     let id = if let Some(code) = transfer {
         if found.is_some() {
-            return Err(ApiError(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidField,
-                "a transfer needs a fresh player secret".into(),
-            ));
+            return Err(ApiError::new(ErrorCode::InvalidField, "a transfer needs a fresh player secret"));
         }
         if let Some(a) = addr {
             let mut per = s.inner.per_addr.lock().expect("addr lock");
@@ -427,8 +432,7 @@ async fn identify(
                 Bucket::with_burst(limits.transfer_tries_per_min / 60.0, limits.transfer_tries_per_min)
             });
             if !b.take() {
-                return Err(ApiError(
-                    StatusCode::TOO_MANY_REQUESTS,
+                return Err(ApiError::new(
                     ErrorCode::RateLimited,
                     format!("at most {} transfer codes a minute", limits.transfer_tries_per_min),
                 ));
@@ -441,14 +445,10 @@ async fn identify(
                 ids[0].clone()
             }
             Err(StoreError::BadCode) => {
-                return Err(ApiError(
-                    StatusCode::FORBIDDEN,
-                    ErrorCode::BadCode,
-                    "this transfer code is wrong, used or expired".into(),
-                ))
+                return Err(ApiError::new(ErrorCode::BadCode, "this transfer code is wrong, used or expired"))
             }
-            Ok(_) => return Err(ApiError(StatusCode::FORBIDDEN, ErrorCode::BadCode, "no such transfer code".into())),
-            Err(e) => return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string())),
+            Ok(_) => return Err(ApiError::new(ErrorCode::BadCode, "no such transfer code")),
+            Err(e) => return Err(ApiError::new(ErrorCode::Storage, e.to_string())),
         }
     } else if let Some((id, _, _)) = found {
         id
@@ -458,8 +458,7 @@ async fn identify(
             let a = a.to_string();
             let n = s.inner.store.players_from(a, now.saturating_sub(3_600_000)).await.map_err(storage)?;
             if n >= s.inner.limits.players_per_addr_hour {
-                return Err(ApiError(
-                    StatusCode::TOO_MANY_REQUESTS,
+                return Err(ApiError::new(
                     ErrorCode::RateLimited,
                     format!("at most {} new players an hour from one address", s.inner.limits.players_per_addr_hour),
                 ));
@@ -469,11 +468,7 @@ async fn identify(
         let name = name.as_deref().map(str::trim).map(str::to_string).unwrap_or_else(|| default_name(&id));
         let op =
             Op::CreatePlayer { id: id.clone(), key_hash: key, name, created: now, addr: addr.map(|a| a.to_string()) };
-        s.inner
-            .store
-            .write(op)
-            .await
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
+        s.inner.store.write(op).await.map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
         tracing::info!(player = %id, "new player");
         return load_player(s, &id).await;
     };
@@ -498,7 +493,7 @@ async fn load_player(s: &OnlineState, id: &str) -> Result<super::store::PlayerIn
         .player(id.to_string())
         .await
         .map_err(storage)?
-        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such player".into()))
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such player"))
 }
 
 /// The player's rating in `ruleset`'s group (the start rating if none).
@@ -507,26 +502,20 @@ fn rating_in(p: &super::store::PlayerInfo, ruleset: Ruleset) -> Rating {
     p.ratings.iter().find(|(name, _, _)| name == g).map_or_else(Rating::default, |(_, r, _)| *r)
 }
 
-fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> Value {
+fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> LobbyOut {
     let st = s.inner.lobby.state.lock().expect("lobby lock");
-    let challenges: Vec<Value> =
+    let challenges =
         st.challenges.iter().filter(|c| c.open || me.is_some_and(|m| m.id == c.by.id)).map(challenge_json).collect();
-    let games: Vec<&Value> = st.games.values().collect();
-    json!({
-        "type": "welcome",
-        "you": me.map(player_json),
-        "challenges": challenges,
-        "games": games,
-        "seeking": null,
-    })
+    let games = st.games.values().cloned().collect();
+    LobbyOut::Welcome { you: me.map(player_json), challenges, games, seeking: None }
 }
 
 fn parse_ruleset(r: &str) -> Result<Ruleset, ApiError> {
-    r.parse().map_err(|e| ApiError(StatusCode::BAD_REQUEST, ErrorCode::BadRuleset, format!("{e}")))
+    r.parse().map_err(|e| ApiError::new(ErrorCode::BadRuleset, format!("{e}")))
 }
 
 fn no_identity() -> ApiError {
-    ApiError(StatusCode::FORBIDDEN, ErrorCode::NoIdentity, "send hello with your player secret first".into())
+    ApiError::new(ErrorCode::NoIdentity, "send hello with your player secret first")
 }
 
 /// One lobby connection: hello, then messages, broadcasts and its own messages.
@@ -536,7 +525,7 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
         Ok(Some(Ok(Message::Text(t)))) => protocol::parse_lobby(t.as_bytes()),
         _ => return,
     };
-    let mut me = match hello {
+    let me = match hello {
         Ok(LobbyMsg::Hello { player: Some(secret), name, transfer }) => {
             match identify(&s, addr, &secret, name, transfer).await {
                 Ok(p) => Some(p),
@@ -548,104 +537,59 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
         }
         Ok(LobbyMsg::Hello { player: None, .. }) => None,
         Ok(_) => {
-            let _ = socket.send(error_msg(ErrorCode::HelloFirst, "the first message must be a hello", None)).await;
+            let _ = socket.send(lobby_error(ErrorCode::HelloFirst, "the first message must be a hello")).await;
             return;
         }
         Err(e) => {
-            let _ = socket.send(error_msg(e.code(), &e.to_string(), None)).await;
+            let _ = socket.send(lobby_error(e.code(), &e.to_string())).await;
             return;
         }
     };
     let conn = s.inner.lobby.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (own_tx, mut own_rx) = mpsc::unbounded_channel::<Utf8Bytes>();
-    let mut rx = s.inner.lobby.tx.subscribe();
+    let (own_tx, own_rx) = mpsc::unbounded_channel::<Utf8Bytes>();
+    let rx = s.inner.lobby.tx.subscribe();
     s.inner.lobby.state.lock().expect("lobby lock").conns.insert(conn, (me.as_ref().map(|p| p.id.clone()), own_tx));
-    if socket.send(text(welcome(&s, me.as_ref()))).await.is_ok() {
+    if socket.send(text(&welcome(&s, me.as_ref()))).await.is_ok() {
         let limits = &s.inner.limits;
-        let mut messages = Bucket::new(limits.messages_per_sec);
-        let mut actions = Bucket::with_burst(limits.lobby_actions_per_sec, limits.lobby_actions_per_sec.max(1.0));
-        let idle = limits.ws_idle;
-        let mut ping = tokio::time::interval(idle / 3);
-        ping.tick().await;
-        let mut last_heard = Instant::now();
-        let mut limited = 0u32;
-        loop {
-            tokio::select! {
-                incoming = socket.recv() => {
-                    last_heard = Instant::now();
-                    let within = messages.take();
-                    if !within {
-                        limited += 1;
-                        if limited > 4 * limits.messages_per_sec as u32 {
-                            break;
-                        }
-                    }
-                    let t = match incoming {
-                        Some(Ok(Message::Text(t))) if within => t,
-                        Some(Ok(Message::Binary(_))) if within => {
-                            if socket.send(error_msg(ErrorCode::Malformed, "send JSON text messages", None)).await.is_err() {
-                                break;
-                            }
-                            continue;
-                        }
-                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                        Some(Ok(Message::Text(_) | Message::Binary(_))) => {
-                            if limited == 1
-                                && socket.send(error_msg(ErrorCode::RateLimited, "too many messages; slow down", None)).await.is_err()
-                            {
-                                break;
-                            }
-                            continue;
-                        }
-                        Some(Ok(_)) => continue,
-                    };
-                    limited = 0;
-                    let replies = handle(&s, conn, &mut me, &t, &mut actions).await;
-                    let mut failed = false;
-                    for m in replies {
-                        if socket.send(m).await.is_err() {
-                            failed = true;
-                            break;
-                        }
-                    }
-                    if failed {
-                        break;
-                    }
-                }
-                _ = s.drained() => {
-                    let _ = socket.send(super::restart_frame()).await;
-                    break;
-                }
-                _ = ping.tick() => {
-                    if last_heard.elapsed() >= idle || socket.send(Message::Ping(Default::default())).await.is_err() {
-                        break;
-                    }
-                }
-                own = own_rx.recv() => match own {
-                    Some(t) => {
-                        if socket.send(Message::Text(t)).await.is_err() {
-                            break;
-                        }
-                    }
-                    None => break,
-                },
-                b = rx.recv() => match b {
-                    Ok(t) => {
-                        if socket.send(Message::Text(t)).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        if socket.send(text(welcome(&s, me.as_ref()))).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Closed) => break,
-                },
-            }
-        }
+        let actions = Bucket::with_burst(limits.lobby_actions_per_sec, limits.lobby_actions_per_sec.max(1.0));
+        let mut session = LobbySession { s: s.clone(), conn, me, actions, own_rx, rx };
+        pump(&s, &mut socket, &mut session).await;
     }
     leave(&s, conn);
+}
+
+/// A lobby connection's part for the pump: its player, its action budget, the lobby's
+/// broadcasts and its own messages.
+struct LobbySession {
+    s: OnlineState,
+    conn: u64,
+    me: Option<super::store::PlayerInfo>,
+    actions: Bucket,
+    own_rx: mpsc::UnboundedReceiver<Utf8Bytes>,
+    rx: broadcast::Receiver<Utf8Bytes>,
+}
+
+impl Session for LobbySession {
+    async fn message(&mut self, t: &str) -> Vec<Message> {
+        handle(&self.s, self.conn, &mut self.me, t, &mut self.actions).await
+    }
+
+    async fn feed(&mut self) -> Feed {
+        tokio::select! {
+            own = self.own_rx.recv() => match own {
+                Some(t) => Feed::Send(t),
+                None => Feed::End,
+            },
+            b = self.rx.recv() => match b {
+                Ok(t) => Feed::Send(t),
+                // Missed broadcasts: the whole lobby again.
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    Feed::Send(to_text(&welcome(&self.s, self.me.as_ref())).into())
+                }
+                Err(broadcast::error::RecvError::Closed) => Feed::End,
+            },
+        }
+    }
 }
 
 /// A connection closed: its seek ends, and its player's challenges go with his last
@@ -670,7 +614,7 @@ fn leave(s: &OnlineState, conn: u64) {
     drop(st);
     // A link-only challenge was never listed: nobody else is told of it.
     for (id, _) in gone.into_iter().filter(|(_, open)| *open) {
-        lobby.send(&json!({"type": "challenge_removed", "id": id, "reason": "left"}));
+        lobby.send(&LobbyOut::ChallengeRemoved { id, reason: "left" });
     }
 }
 
@@ -684,10 +628,10 @@ async fn handle(
 ) -> Vec<Message> {
     let msg = match protocol::parse_lobby(t.as_bytes()) {
         Ok(m) => m,
-        Err(e) => return vec![error_msg(e.code(), &e.to_string(), None)],
+        Err(e) => return vec![lobby_error(e.code(), &e.to_string())],
     };
     match handle_msg(s, conn, me, msg, actions).await {
-        Ok(v) => v.into_iter().map(text).collect(),
+        Ok(v) => v.iter().map(text).collect(),
         Err(e) => vec![api_err(e)],
     }
 }
@@ -698,26 +642,23 @@ async fn handle_msg(
     me: &mut Option<super::store::PlayerInfo>,
     msg: LobbyMsg,
     actions: &mut Bucket,
-) -> Result<Vec<Value>, ApiError> {
+) -> Result<Vec<LobbyOut>, ApiError> {
     let lobby = &s.inner.lobby;
     let limits = &s.inner.limits;
     let rate_limited = || {
-        ApiError(
-            StatusCode::TOO_MANY_REQUESTS,
+        ApiError::new(
             ErrorCode::RateLimited,
             format!("at most {} challenges or seeks a second", limits.lobby_actions_per_sec),
         )
     };
     match msg {
-        LobbyMsg::Ping {} => Ok(vec![json!({"type": "pong"})]),
-        LobbyMsg::Hello { .. } => {
-            Err(ApiError(StatusCode::BAD_REQUEST, ErrorCode::AlreadyHello, "hello is sent once, first".into()))
-        }
+        LobbyMsg::Ping {} => Ok(vec![LobbyOut::Pong]),
+        LobbyMsg::Hello { .. } => Err(ApiError::new(ErrorCode::AlreadyHello, "hello is sent once, first")),
         LobbyMsg::Name { name } => {
             let p = me.as_ref().ok_or_else(no_identity)?;
             rename(s, &p.id, &name).await?;
             let fresh = load_player(s, &p.id).await?;
-            let v = json!({"type": "you", "player": player_json(&fresh)});
+            let v = LobbyOut::You { player: player_json(&fresh) };
             *me = Some(fresh);
             Ok(vec![v])
         }
@@ -734,8 +675,8 @@ async fn handle_msg(
                 .store
                 .write(Op::TransferCode { code_hash: hash_secret(&code), player: p.id.clone(), expires })
                 .await
-                .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
-            Ok(vec![json!({"type": "transfer_code", "code": code, "expires": expires})])
+                .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+            Ok(vec![LobbyOut::TransferCode { code, expires }])
         }
         LobbyMsg::Challenge { ruleset, side, clock, rated, open } => {
             let p = me.as_ref().ok_or_else(no_identity)?;
@@ -745,14 +686,13 @@ async fn handle_msg(
             let by = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
             let mut st = lobby.state.lock().expect("lobby lock");
             if st.challenges.iter().filter(|c| c.by.id == by.id).count() >= limits.challenges_per_player {
-                return Err(ApiError(
-                    StatusCode::TOO_MANY_REQUESTS,
+                return Err(ApiError::new(
                     ErrorCode::TooManyChallenges,
                     format!("at most {} open challenges per player", limits.challenges_per_player),
                 ));
             }
             if st.challenges.len() >= limits.max_challenges {
-                return Err(ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Busy, "the lobby is full".into()));
+                return Err(ApiError::new(ErrorCode::Busy, "the lobby is full"));
             }
             if !actions.take() {
                 return Err(rate_limited());
@@ -767,7 +707,7 @@ async fn handle_msg(
                 created: now_ms(),
                 by,
             };
-            let v = json!({"type": "challenge_added", "challenge": challenge_json(&c)});
+            let v = LobbyOut::ChallengeAdded { challenge: challenge_json(&c) };
             if c.open {
                 lobby.send(&v);
             } else {
@@ -781,12 +721,14 @@ async fn handle_msg(
         LobbyMsg::Cancel { id } => {
             let p = me.as_ref().ok_or_else(no_identity)?;
             let mut st = lobby.state.lock().expect("lobby lock");
-            let i = st.challenges.iter().position(|c| c.id == id && c.by.id == p.id).ok_or_else(|| {
-                ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge of yours".into())
-            })?;
+            let i = st
+                .challenges
+                .iter()
+                .position(|c| c.id == id && c.by.id == p.id)
+                .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such challenge of yours"))?;
             let c = st.challenges.remove(i);
             drop(st);
-            let v = json!({"type": "challenge_removed", "id": c.id, "reason": "cancelled"});
+            let v = LobbyOut::ChallengeRemoved { id: c.id.clone(), reason: "cancelled" };
             if c.open {
                 lobby.send(&v);
             } else {
@@ -798,20 +740,17 @@ async fn handle_msg(
             let p = me.as_ref().ok_or_else(no_identity)?;
             let c = {
                 let mut st = lobby.state.lock().expect("lobby lock");
-                let i =
-                    st.challenges.iter().position(|c| c.id == id).ok_or_else(|| {
-                        ApiError(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such challenge".into())
-                    })?;
+                let i = st
+                    .challenges
+                    .iter()
+                    .position(|c| c.id == id)
+                    .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such challenge"))?;
                 if st.challenges[i].by.id == p.id {
-                    return Err(ApiError(
-                        StatusCode::BAD_REQUEST,
-                        ErrorCode::OwnChallenge,
-                        "you cannot accept your own challenge".into(),
-                    ));
+                    return Err(ApiError::new(ErrorCode::OwnChallenge, "you cannot accept your own challenge"));
                 }
                 st.challenges.remove(i)
             };
-            let v = json!({"type": "challenge_removed", "id": c.id, "reason": "accepted"});
+            let v = LobbyOut::ChallengeRemoved { id: c.id.clone(), reason: "accepted" };
             if c.open {
                 lobby.send(&v);
             } else {
@@ -838,11 +777,7 @@ async fn handle_msg(
             {
                 let mut st = lobby.state.lock().expect("lobby lock");
                 if st.seeks.iter().any(|k| k.player.id == player.id) {
-                    return Err(ApiError(
-                        StatusCode::TOO_MANY_REQUESTS,
-                        ErrorCode::TooManyChallenges,
-                        "one quick pairing at a time per player".into(),
-                    ));
+                    return Err(ApiError::new(ErrorCode::TooManyChallenges, "one quick pairing at a time per player"));
                 }
                 if !actions.take() {
                     return Err(rate_limited());
@@ -851,7 +786,9 @@ async fn handle_msg(
                 lobby.tell(
                     &st,
                     &player.id,
-                    &json!({"type": "seeking", "seek": {"ruleset": ruleset.to_string(), "clock": clock, "rated": rated, "since": since_ms}}),
+                    &LobbyOut::Seeking {
+                        seek: Some(SeekJson { ruleset: ruleset.to_string(), clock, rated, since: since_ms }),
+                    },
                 );
                 st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now() });
             }
@@ -863,7 +800,7 @@ async fn handle_msg(
             let before = st.seeks.len();
             st.seeks.retain(|k| k.conn != conn);
             let _ = before;
-            Ok(vec![json!({"type": "seeking", "seek": null})])
+            Ok(vec![LobbyOut::Seeking { seek: None }])
         }
     }
 }

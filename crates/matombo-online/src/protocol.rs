@@ -86,17 +86,7 @@ pub const PLAYER_SECRET: (usize, usize) = (32, 64);
 /// Longest challenge id, ruleset name or sender id accepted.
 pub const MAX_ID: usize = 40;
 
-/// The side a challenger wants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SideChoice {
-    /// South.
-    South,
-    /// North.
-    North,
-    /// Drawn when the challenge is accepted.
-    Random,
-}
+pub use matombo_api::online::SideChoice;
 
 fn yes() -> bool {
     true

@@ -6,14 +6,7 @@
 use matombo_core::{Game, Outcome, Position, Ruleset, Side, Termination, Token};
 use subtle::ConstantTimeEq;
 
-/// Time control of a game: initial time per side and an increment added after each turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TimeControl {
-    /// Time per side at the start, in milliseconds.
-    pub initial_ms: u64,
-    /// Time added to the mover's clock after each of his turns, in milliseconds.
-    pub increment_ms: u64,
-}
+pub use matombo_api::online::TimeControl;
 
 /// Longest time control accepted (one day per side), so that sums never overflow.
 pub const MAX_CLOCK_MS: u64 = 24 * 3600 * 1000;

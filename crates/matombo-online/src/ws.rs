@@ -7,22 +7,23 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
-use matombo_api::{ErrorBody, ErrorCode};
+use matombo_api::online::{to_text, RoomMsg};
+use matombo_api::ErrorCode;
 use matombo_core::Side;
-use serde_json::json;
 use tokio::sync::broadcast;
 
 use super::budget::{take_turn_budget, try_connect, Bucket};
-use super::handle::{find_room, now_ms, Audience, RoomHandle};
+use super::handle::{find_room, now_ms, Audience, RoomHandle, Targeted};
 use super::http::{room_error, ApiError, ClientAddr};
 use super::lifecycle::{closed_message, end_game, finished, watch_clock};
 use super::protocol::{self, ClientMsg};
+use super::pump::{pump, Feed, Session};
 use super::room::{RoomError, TurnCheck};
 use super::store::Op;
-use super::views::{clock_json, links, outcome_json, side_str, state_json};
+use super::views::{clock_json, links, outcome_json, side_json, side_str, state_json};
 use super::OnlineState;
 
 pub(super) async fn ws_upgrade(
@@ -32,18 +33,18 @@ pub(super) async fn ws_upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     // A plain request (no upgrade) keeps the WebSocket layer's status, in the error body.
-    let ws = ws.map_err(|e| ApiError(e.status(), ErrorCode::Malformed, e.body_text()))?;
+    let ws = ws.map_err(crate::error::upgrade_refused)?;
     let found = find_room(&s, &id).await;
     let guard = try_connect(&s, addr)?;
     let h = match found {
         Ok(h) => h,
         // A browser cannot read the status of a refused upgrade: open the socket, say why
         // and close it, so that the page can tell "no such game" from a lost connection.
-        Err(e) if matches!(e.1, ErrorCode::NotFound | ErrorCode::Closed) => {
-            let code = if e.1 == ErrorCode::NotFound { 4404 } else { 4410 };
+        Err(e) if matches!(e.code(), ErrorCode::NotFound | ErrorCode::Closed) => {
+            let code = if e.code() == ErrorCode::NotFound { 4404 } else { 4410 };
             return Ok(ws.on_upgrade(move |mut socket| async move {
-                let _ = socket.send(error_msg(e.1, &e.2, None)).await;
-                let frame = axum::extract::ws::CloseFrame { code, reason: e.1.as_str().into() };
+                let _ = socket.send(error_msg(e.code(), e.message(), None)).await;
+                let frame = axum::extract::ws::CloseFrame { code, reason: e.code().as_str().into() };
                 let _ = socket.send(Message::Close(Some(frame))).await;
                 drop(guard);
             }));
@@ -59,12 +60,7 @@ pub(super) async fn ws_upgrade(
     }))
 }
 
-/// An `error` message: the error body of every answer (`error`, `message`) with the ply.
-pub(super) fn error_msg(code: ErrorCode, message: &str, ply: Option<u32>) -> Message {
-    crate::metrics::refusal(code);
-    let body = ErrorBody::new(code, message);
-    Message::Text(json!({"type": "error", "error": body.error, "message": body.message, "ply": ply}).to_string().into())
-}
+pub(super) use super::pump::error_msg;
 
 /// One connection: hello, then messages and broadcasts until either side closes.
 pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: WebSocket, addr: Option<IpAddr>) {
@@ -84,8 +80,8 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         },
         _ => return,
     };
-    let mut rx = h.tx.subscribe();
-    let mut events = h.events.subscribe();
+    let rx = h.tx.subscribe();
+    let events = h.events.subscribe();
     let seat = {
         let room = h.room.lock().await;
         let seat = token.as_deref().and_then(|t| room.seat_of(t));
@@ -94,22 +90,38 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
                 .send(error_msg(ErrorCode::BadToken, "this seat token is not valid here: you can watch", None))
                 .await;
         }
-        let msg = h.state(&room, seat, now_ms(), false).to_string();
-        drop(room);
-        if socket.send(Message::Text(msg.into())).await.is_err() {
-            return;
-        }
         seat
     };
+    let name = name.trim().to_string();
+    // A spectator takes one of the room's places (and of his address's) until he leaves.
+    let place = match seat {
+        Some(_) => None,
+        None => match super::audience::take_place(&s, &h, addr) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let _ = socket.send(error_msg(e.code(), e.message(), None)).await;
+                let frame = axum::extract::ws::CloseFrame { code: 4429, reason: e.code().as_str().into() };
+                let _ = socket.send(Message::Close(Some(frame))).await;
+                return;
+            }
+        },
+    };
+    {
+        let room = h.room.lock().await;
+        let msg = to_text(&h.state(&room, seat, now_ms(), false));
+        drop(room);
+        if socket.send(Message::Text(msg.into())).await.is_err() {
+            drop(place);
+            return;
+        }
+    }
     // Who this connection is in chat: its side, or a spectator number.
     let me = match seat {
         Some(side) => side_str(side).to_string(),
         None => format!("w{}", h.watchers.fetch_add(1, Ordering::Relaxed) + 1),
     };
-    let mut chat =
-        Chat { me, name: String::new(), muted: Default::default(), bucket: Bucket::new(s.inner.limits.chat_per_sec) };
-    let name = name.trim().to_string();
-    chat.name = name.clone();
+    let chat =
+        Chat { me, name: name.clone(), muted: Default::default(), bucket: Bucket::new(s.inner.limits.chat_per_sec) };
     {
         let mut p = h.presence.lock().expect("presence lock");
         match seat {
@@ -117,108 +129,11 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
             None => p.spectators += 1,
         }
     }
-    h.send(&h.presence_json());
+    super::audience::presence_changed(&h);
     watch_clock(s.clone(), h.clone());
-    let mut turns = Bucket::new(s.inner.limits.turns_per_sec);
-    let mut messages = Bucket::new(s.inner.limits.messages_per_sec);
-    // The server pings; a browser answers by itself, so a live page is never idle.
-    let idle = s.inner.limits.ws_idle;
-    let mut ping = tokio::time::interval(idle / 3);
-    ping.tick().await;
-    let mut last_heard = Instant::now();
-    let mut limited = 0u32;
-    loop {
-        tokio::select! {
-            incoming = socket.recv() => {
-                last_heard = Instant::now();
-                // Every frame counts against the rate, whatever its kind.
-                let within = messages.take();
-                if !within {
-                    limited += 1;
-                    // Warned once per burst; a client that keeps on is cut off.
-                    if limited > 4 * s.inner.limits.messages_per_sec as u32 {
-                        break;
-                    }
-                }
-                let text = match incoming {
-                    Some(Ok(Message::Text(t))) if within => t,
-                    Some(Ok(Message::Binary(_))) if within => {
-                        if socket.send(error_msg(ErrorCode::Malformed, "send JSON text messages", None)).await.is_err() {
-                            break;
-                        }
-                        continue;
-                    }
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                    Some(Ok(Message::Text(_) | Message::Binary(_))) => {
-                        if limited == 1
-                            && socket.send(error_msg(ErrorCode::RateLimited, "too many messages; slow down", None)).await.is_err()
-                        {
-                            break;
-                        }
-                        continue;
-                    }
-                    Some(Ok(_)) => continue,
-                };
-                limited = 0;
-                let replies = handle_message(&s, &h, seat, addr, &text, &mut turns, &mut chat).await;
-                let mut failed = false;
-                for m in replies {
-                    if socket.send(m).await.is_err() {
-                        failed = true;
-                        break;
-                    }
-                }
-                if failed {
-                    break;
-                }
-            }
-            _ = s.drained() => {
-                let _ = socket.send(super::restart_frame()).await;
-                break;
-            }
-            _ = ping.tick() => {
-                if last_heard.elapsed() >= idle {
-                    tracing::debug!(room = %h.id, "idle connection closed");
-                    break;
-                }
-                if socket.send(Message::Ping(Default::default())).await.is_err() {
-                    break;
-                }
-            }
-            e = events.recv() => match e {
-                Ok(t) => {
-                    let mine = match t.to {
-                        Audience::Players => seat.is_some(),
-                        Audience::Spectators | Audience::NotSeated => seat.is_none(),
-                        Audience::Side(x) => seat == Some(x),
-                    };
-                    let muted = t.from.as_ref().is_some_and(|f| chat.muted.contains(f));
-                    if mine && !muted && socket.send(Message::Text(t.text)).await.is_err() {
-                        break;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => break,
-            },
-            b = rx.recv() => match b {
-                Ok(text) => {
-                    if socket.send(Message::Text(text)).await.is_err() {
-                        break;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    // Missed broadcasts: send the whole state instead.
-                    let room = h.room.lock().await;
-                    let msg = h.state(&room, seat, now_ms(), false).to_string();
-                    drop(room);
-                    if socket.send(Message::Text(msg.into())).await.is_err() {
-                        break;
-                    }
-                }
-                Err(broadcast::error::RecvError::Closed) => break,
-            },
-        }
-    }
+    let turns = Bucket::new(s.inner.limits.turns_per_sec);
+    let mut session = RoomSession { s: s.clone(), h: h.clone(), seat, addr, turns, chat, rx, events };
+    pump(&s, &mut socket, &mut session).await;
     {
         let mut p = h.presence.lock().expect("presence lock");
         match seat {
@@ -231,7 +146,55 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
             None => p.spectators = p.spectators.saturating_sub(1),
         }
     }
-    h.send(&h.presence_json());
+    drop(place);
+    super::audience::presence_changed(&h);
+}
+
+/// A room connection's part for the pump: its seat, budgets, chat and the room's channels.
+struct RoomSession {
+    s: OnlineState,
+    h: Arc<RoomHandle>,
+    seat: Option<Side>,
+    addr: Option<IpAddr>,
+    turns: Bucket,
+    chat: Chat,
+    rx: broadcast::Receiver<Utf8Bytes>,
+    events: broadcast::Receiver<Targeted>,
+}
+
+impl Session for RoomSession {
+    async fn message(&mut self, text: &str) -> Vec<Message> {
+        handle_message(&self.s, &self.h, self.seat, self.addr, text, &mut self.turns, &mut self.chat).await
+    }
+
+    async fn feed(&mut self) -> Feed {
+        let seat = self.seat;
+        tokio::select! {
+            e = self.events.recv() => match e {
+                Ok(t) => {
+                    let mine = match t.to {
+                        Audience::Players => seat.is_some(),
+                        Audience::Spectators | Audience::NotSeated => seat.is_none(),
+                        Audience::Side(x) => seat == Some(x),
+                    };
+                    let muted = t.from.as_ref().is_some_and(|f| self.chat.muted.contains(f));
+                    if mine && !muted { Feed::Send(t.text) } else { Feed::Skip }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => Feed::Skip,
+                Err(broadcast::error::RecvError::Closed) => Feed::End,
+            },
+            b = self.rx.recv() => match b {
+                Ok(text) => Feed::Send(text),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // Missed broadcasts: send the whole state instead.
+                    let room = self.h.room.lock().await;
+                    let msg = to_text(&self.h.state(&room, seat, now_ms(), false));
+                    Feed::Send(msg.into())
+                }
+                Err(broadcast::error::RecvError::Closed) => Feed::End,
+            },
+        }
+    }
 }
 
 /// A connection's chat: who it is, its name, whom it muted, its rate.
@@ -257,26 +220,23 @@ pub(super) async fn handle_message(
         Err(e) => return vec![error_msg(e.code(), &e.to_string(), None)],
     };
     match msg {
-        ClientMsg::Ping {} => vec![Message::Text(r#"{"type":"pong"}"#.into())],
+        ClientMsg::Ping {} => vec![text_msg(&RoomMsg::Pong)],
         ClientMsg::Hello { .. } => vec![error_msg(ErrorCode::AlreadyHello, "hello is sent once, first", None)],
         ClientMsg::Sync {} => {
             let room = h.room.lock().await;
-            vec![Message::Text(h.state(&room, seat, now_ms(), false).to_string().into())]
+            vec![text_msg(&h.state(&room, seat, now_ms(), false))]
         }
         ClientMsg::Chat { text } => {
             if !chat.bucket.take() {
                 return vec![error_msg(ErrorCode::RateLimited, "at most one chat line a second", None)];
             }
+            // The whole channel's rate: many connections do not multiply the fan-out.
+            if let Err(why) = super::audience::take_chat(s, h, seat.is_some()) {
+                return vec![error_msg(ErrorCode::RateLimited, &why, None)];
+            }
             // Plain text, relayed as a JSON string: never read as markup here.
             let channel = if seat.is_some() { "players" } else { "spectators" };
-            let v = json!({
-                "type": "chat",
-                "channel": channel,
-                "from": chat.me,
-                "name": chat.name,
-                "text": text,
-                "at": now_ms(),
-            });
+            let v = RoomMsg::Chat { channel, from: chat.me.clone(), name: chat.name.clone(), text, at: now_ms() };
             let to = if seat.is_some() { Audience::Players } else { Audience::Spectators };
             h.target(to, Some(chat.me.clone()), &v);
             Vec::new()
@@ -316,12 +276,11 @@ pub(super) async fn handle_message(
             }
             h.closed.store(true, Ordering::Release);
             drop(room);
-            h.send(&json!({
-                "type": "closed",
-                "reason": "aborted",
-                "by": side_str(side),
-                "message": closed_message(&s.inner.limits, "aborted"),
-            }));
+            h.send(&RoomMsg::Closed {
+                reason: "aborted",
+                by: Some(side_json(side)),
+                message: closed_message(&s.inner.limits, "aborted"),
+            });
             finished(s, h);
             h.clock_changed.notify_one();
             Vec::new()
@@ -362,12 +321,12 @@ pub(super) async fn handle_message(
                     let mut out = vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))];
                     if matches!(e, RoomError::Stale { .. } | RoomError::Ahead { .. }) {
                         // The client is out of step: give it the whole state to resynchronise.
-                        out.push(Message::Text(state_json(&room, seat, now, false).to_string().into()));
+                        out.push(text_msg(&RoomMsg::State(state_json(&room, seat, now, false))));
                     }
                     out
                 }
                 Ok(TurnCheck::Duplicate) => {
-                    vec![Message::Text(json!({"type": "ack", "ply": ply, "duplicate": true}).to_string().into())]
+                    vec![text_msg(&RoomMsg::Ack { ply, duplicate: true })]
                 }
                 Ok(TurnCheck::New(p)) => {
                     let before = room.clocks.clone();
@@ -392,15 +351,14 @@ pub(super) async fn handle_message(
                             Some(p.ply),
                         )];
                     }
-                    let v = json!({
-                        "type": "turn",
-                        "ply": p.ply,
-                        "move": p.token.to_string(),
-                        "side": side_str(p.side),
-                        "position": room.game.position().to_string(),
-                        "clock": clock_json(&room, now),
-                        "outcome": outcome_json(end),
-                    });
+                    let v = RoomMsg::Turn {
+                        ply: p.ply,
+                        token: p.token.to_string(),
+                        side: side_json(p.side),
+                        position: room.game.position().to_string(),
+                        clock: clock_json(&room, now),
+                        outcome: outcome_json(end),
+                    };
                     h.send(&v);
                     crate::metrics::turn_done(arrived);
                     if end.is_some() {
@@ -441,7 +399,7 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
             _ => {
                 r.0 = Some(side);
                 drop(r);
-                h.send(&json!({"type": "rematch", "offered_by": side_str(side)}));
+                h.send(&RoomMsg::Rematch { offered_by: side_json(side) });
                 return Vec::new();
             }
         }
@@ -457,7 +415,7 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
         Ok(x) => x,
         Err(e) => {
             h.rematch.lock().expect("rematch lock").1 = None;
-            return vec![error_msg(e.1, &e.2, None)];
+            return vec![error_msg(e.code(), e.message(), None)];
         }
     };
     h.rematch.lock().expect("rematch lock").1 = Some(id.clone());
@@ -467,19 +425,23 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
         h.target(
             Audience::Side(old),
             None,
-            &json!({
-                "type": "rematch_ready",
-                "room": id,
-                "side": side_str(new_side),
-                "token": token,
-                "links": links(&id, Some(token), None),
-            }),
+            &RoomMsg::RematchReady {
+                room: id.clone(),
+                side: Some(side_json(new_side)),
+                token: Some(token.clone()),
+                links: links(&id, Some(token), None),
+            },
         );
     }
     h.target(
         Audience::NotSeated,
         None,
-        &json!({"type": "rematch_ready", "room": id, "side": null, "token": null, "links": links(&id, None, None)}),
+        &RoomMsg::RematchReady { room: id.clone(), side: None, token: None, links: links(&id, None, None) },
     );
     Vec::new()
+}
+
+/// A message as a text frame.
+fn text_msg(m: &RoomMsg) -> Message {
+    Message::Text(to_text(m).into())
 }

@@ -66,23 +66,9 @@ pub const AI_MAX_WAITING: usize = 16;
 /// How long a replay or record job waits for the CPU budget before `503`.
 const CPU_WAIT: Duration = Duration::from_secs(5);
 
-/// An API error as an HTTP answer.
-#[derive(Debug)]
-pub struct ApiError(pub matombo_api::ApiError);
-
-impl From<matombo_api::ApiError> for ApiError {
-    fn from(e: matombo_api::ApiError) -> ApiError {
-        ApiError(e)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        crate::metrics::refusal(self.0.code);
-        (status, Json(self.0.body())).into_response()
-    }
-}
+/// An API error as an HTTP answer: the one error type of the board's API and online
+/// play, its status from its code.
+pub use matombo_online::ApiError;
 
 fn bad(message: impl Into<String>) -> ApiError {
     ApiError(matombo_api::ApiError::bad(message))
@@ -101,8 +87,7 @@ fn internal(message: String) -> ApiError {
 /// server's), `429` is `rate_limited` (the client's own share).
 fn busy(status: StatusCode, message: &str) -> Response {
     let code = if status == StatusCode::TOO_MANY_REQUESTS { ErrorCode::RateLimited } else { ErrorCode::Busy };
-    crate::metrics::refusal(code);
-    (status, [(header::RETRY_AFTER, "1")], Json(ErrorBody::new(code, message))).into_response()
+    ([(header::RETRY_AFTER, "1")], ApiError::new(code, message)).into_response()
 }
 
 /// The body as JSON; a body past the route's limit is `413` `too_large`, as documented.
