@@ -115,11 +115,13 @@ pub enum ErrorCode {
     Storage,
     /// The server failed; never expected.
     Internal,
+    /// The request's `Host` is not one of the server's names (DNS rebinding).
+    UnknownHost,
 }
 
 impl ErrorCode {
     /// Every code, in the documented order.
-    pub const ALL: [ErrorCode; 37] = [
+    pub const ALL: [ErrorCode; 38] = [
         ErrorCode::Malformed,
         ErrorCode::InvalidField,
         ErrorCode::TooLarge,
@@ -157,6 +159,7 @@ impl ErrorCode {
         ErrorCode::CannotAbort,
         ErrorCode::Storage,
         ErrorCode::Internal,
+        ErrorCode::UnknownHost,
     ];
 
     /// The code as written on the wire, e.g. `"bad_position"`.
@@ -199,6 +202,7 @@ impl ErrorCode {
             ErrorCode::CannotAbort => "cannot_abort",
             ErrorCode::Storage => "storage",
             ErrorCode::Internal => "internal",
+            ErrorCode::UnknownHost => "unknown_host",
         }
     }
 }
