@@ -24,6 +24,7 @@ mod lobby;
 pub mod methods;
 pub mod metrics;
 pub mod protocol;
+mod quota;
 pub mod rating;
 pub mod room;
 mod server;

@@ -49,6 +49,8 @@ struct Challenge {
     open: bool,
     created: u64,
     by: PlayerRef,
+    /// The challenger's address (the room counts against its quota).
+    addr: Option<IpAddr>,
 }
 
 struct Seek {
@@ -58,6 +60,7 @@ struct Seek {
     clock: Option<TimeControl>,
     rated: bool,
     since: Instant,
+    addr: Option<IpAddr>,
 }
 
 #[derive(Default)]
@@ -75,6 +78,8 @@ pub(crate) struct Lobby {
     state: Mutex<LobbyState>,
     tx: broadcast::Sender<Utf8Bytes>,
     next_conn: AtomicU64,
+    /// Quotas of the rooms the lobby makes.
+    pub(crate) charges: super::quota::Charges,
 }
 
 /// SHA-256 of a secret, in hex: all the server keeps of it.
@@ -127,7 +132,12 @@ fn challenge_json(c: &Challenge) -> Value {
 
 impl Lobby {
     pub(crate) fn new() -> Lobby {
-        Lobby { state: Mutex::new(LobbyState::default()), tx: broadcast::channel(1024).0, next_conn: AtomicU64::new(1) }
+        Lobby {
+            state: Mutex::new(LobbyState::default()),
+            tx: broadcast::channel(1024).0,
+            next_conn: AtomicU64::new(1),
+            charges: Default::default(),
+        }
     }
 
     fn send(&self, v: &Value) {
@@ -192,11 +202,8 @@ pub(crate) async fn create_bound_room(
     rated: bool,
     listed: bool,
     players: [(Option<String>, String, Option<f64>); 2],
+    charge: super::quota::Charge,
 ) -> Result<(String, [String; 2]), ApiError> {
-    if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= s.inner.limits.max_rooms {
-        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-        return Err(ApiError(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::TooManyRooms, "the server is full".into()));
-    }
     let id = random_secret(10);
     let tokens = [random_secret(32), random_secret(32)];
     let invite = random_secret(24);
@@ -216,15 +223,17 @@ pub(crate) async fn create_bound_room(
             name: players[0].1.clone(),
             control: clock,
             created: now,
-            creator_addr: None,
+            // After a restart the room counts against this address's quota.
+            creator_addr: charge.first_addr().map(|a| a.to_string()),
         },
         Op::Claim { id: id.clone(), side: Side::North, name: players[1].1.clone(), at: now },
         Op::Bind { id: id.clone(), players: [players[0].0.clone(), players[1].0.clone()], rated, listed },
     ]);
     if let Err(e) = s.inner.store.write(op).await {
-        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+        super::quota::give_back(s, charge);
         return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()));
     }
+    super::quota::hold(s, &id, charge);
     let meta = Meta {
         players: [players[0].0.clone().map(|p| (p, players[0].2)), players[1].0.clone().map(|p| (p, players[1].2))],
         rated,
@@ -260,10 +269,18 @@ struct Terms {
 }
 
 /// Starts the game between two players (`a` on side `a_side`) and tells both.
-async fn start_match(s: &OnlineState, a: PlayerRef, a_side: Side, b: PlayerRef, t: Terms) -> Result<(), ApiError> {
+async fn start_match(
+    s: &OnlineState,
+    a: PlayerRef,
+    a_side: Side,
+    b: PlayerRef,
+    t: Terms,
+    charge: super::quota::Charge,
+) -> Result<(), ApiError> {
     let (south, north) = if a_side == Side::South { (&a, &b) } else { (&b, &a) };
     let seat = |p: &PlayerRef| (Some(p.id.clone()), p.name.clone(), Some(p.rating.rating));
-    let (id, tokens) = create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)]).await?;
+    let (id, tokens) =
+        create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)], charge).await?;
     let challenge = t.challenge;
     let st = s.inner.lobby.state.lock().expect("lobby lock");
     for (side, p) in [(Side::South, south), (Side::North, north)] {
@@ -332,7 +349,21 @@ async fn pair_now(s: &OnlineState) {
         }
         let side = random_side();
         let terms = Terms { ruleset: a.ruleset, clock: a.clock, rated: a.rated, listed: true, challenge: None };
-        if let Err(e) = start_match(s, a.player, side, b.player, terms).await {
+        let charge = super::quota::take(s, [a.addr, b.addr], [Some(&a.player.id), Some(&b.player.id)]);
+        let done = match charge {
+            Ok(charge) => start_match(s, a.player, side, b.player, terms, charge).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = done {
+            // Both hear why no game came (their seeks are gone: they may seek again).
+            let st = s.inner.lobby.state.lock().expect("lobby lock");
+            for conn in [a.conn, b.conn] {
+                if let Some((_, tx)) = st.conns.get(&conn) {
+                    let _ = tx.send(Utf8Bytes::from(
+                        json!({"type": "error", "error": e.1.as_str(), "message": e.2.clone()}).to_string(),
+                    ));
+                }
+            }
             tracing::warn!(error = %e.2, "pairing failed");
         }
     }
@@ -518,6 +549,10 @@ fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> Value {
         "challenges": challenges,
         "games": games,
         "seeking": null,
+        "rated_rules": {
+            "min_turns_each": super::rating::MIN_TURNS_EACH,
+            "per_pair_per_day": super::rating::RATED_PER_PAIR_PER_DAY,
+        },
     })
 }
 
@@ -557,6 +592,7 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
         }
     };
     let conn = s.inner.lobby.next_conn.fetch_add(1, Ordering::Relaxed);
+    s.inner.lobby.charges.connected(conn, addr);
     let (own_tx, mut own_rx) = mpsc::unbounded_channel::<Utf8Bytes>();
     let mut rx = s.inner.lobby.tx.subscribe();
     s.inner.lobby.state.lock().expect("lobby lock").conns.insert(conn, (me.as_ref().map(|p| p.id.clone()), own_tx));
@@ -652,6 +688,7 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
 /// connection.
 fn leave(s: &OnlineState, conn: u64) {
     let lobby = &s.inner.lobby;
+    lobby.charges.left(conn);
     let mut st = lobby.state.lock().expect("lobby lock");
     let player = st.conns.remove(&conn).and_then(|(p, _)| p);
     st.seeks.retain(|k| k.conn != conn);
@@ -766,6 +803,7 @@ async fn handle_msg(
                 open,
                 created: now_ms(),
                 by,
+                addr: lobby.charges.addr_of(conn),
             };
             let v = json!({"type": "challenge_added", "challenge": challenge_json(&c)});
             if c.open {
@@ -809,15 +847,26 @@ async fn handle_msg(
                         "you cannot accept your own challenge".into(),
                     ));
                 }
-                st.challenges.remove(i)
+                // Refused by a quota: the challenge stays open, nothing changed.
+                let c = &st.challenges[i];
+                let charge =
+                    super::quota::take(s, [c.addr, lobby.charges.addr_of(conn)], [Some(&c.by.id), Some(&p.id)])?;
+                (st.challenges.remove(i), charge)
             };
+            let (c, charge) = c;
             let v = json!({"type": "challenge_removed", "id": c.id, "reason": "accepted"});
             if c.open {
                 lobby.send(&v);
             } else {
                 lobby.tell_player(&c.by.id, &v);
             }
-            let fresh = load_player(s, &p.id).await?;
+            let fresh = match load_player(s, &p.id).await {
+                Ok(f) => f,
+                Err(e) => {
+                    super::quota::give_back(s, charge);
+                    return Err(e);
+                }
+            };
             let b = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, c.ruleset) };
             let side = match c.side {
                 SideChoice::South => Side::South,
@@ -826,7 +875,7 @@ async fn handle_msg(
             };
             let terms =
                 Terms { ruleset: c.ruleset, clock: c.clock, rated: c.rated, listed: c.open, challenge: Some(c.id) };
-            start_match(s, c.by, side, b, terms).await?;
+            start_match(s, c.by, side, b, terms, charge).await?;
             Ok(Vec::new())
         }
         LobbyMsg::Seek { ruleset, clock, rated } => {
@@ -853,7 +902,8 @@ async fn handle_msg(
                     &player.id,
                     &json!({"type": "seeking", "seek": {"ruleset": ruleset.to_string(), "clock": clock, "rated": rated, "since": since_ms}}),
                 );
-                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now() });
+                let addr = lobby.charges.addr_of(conn);
+                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now(), addr });
             }
             pair_now(s).await;
             Ok(Vec::new())
