@@ -81,7 +81,10 @@ pub(super) fn check_name(name: Option<String>) -> Result<String, ApiError> {
             "name: at most 40 characters, no control characters".into(),
         ));
     }
-    Ok(name.trim().to_string())
+    if let Some(why) = super::names::refusal(&name) {
+        return Err(ApiError(StatusCode::BAD_REQUEST, ErrorCode::InvalidField, format!("name: {why}")));
+    }
+    Ok(super::names::nfc(name.trim()))
 }
 
 pub(super) async fn create_room(
@@ -223,6 +226,14 @@ pub(super) async fn claim_seat(
         let status = if e == RoomError::SeatsTaken { StatusCode::CONFLICT } else { StatusCode::FORBIDDEN };
         ApiError(status, room_error(&e), e.to_string())
     })?;
+    // The roster shows names people trust: none that looks like the other seat's.
+    if super::names::look_alike(&name, &room.seats[side.opponent().index()].name) {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidField,
+            "name: looks like the name of the other player of this game; choose another".into(),
+        ));
+    }
     s.inner
         .store
         .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })

@@ -23,6 +23,7 @@ mod lifecycle;
 mod lobby;
 pub mod methods;
 pub mod metrics;
+pub mod names;
 pub mod protocol;
 mod quota;
 pub mod rating;

@@ -80,6 +80,8 @@ pub(crate) struct Lobby {
     next_conn: AtomicU64,
     /// Quotas of the rooms the lobby makes.
     pub(crate) charges: super::quota::Charges,
+    /// Identities' names, against look-alikes.
+    pub(crate) names: super::names::Registry,
 }
 
 /// SHA-256 of a secret, in hex: all the server keeps of it.
@@ -137,6 +139,7 @@ impl Lobby {
             tx: broadcast::channel(1024).0,
             next_conn: AtomicU64::new(1),
             charges: Default::default(),
+            names: Default::default(),
         }
     }
 
@@ -498,6 +501,7 @@ async fn identify(
         }
         let id = random_secret(12);
         let name = name.as_deref().map(str::trim).map(str::to_string).unwrap_or_else(|| default_name(&id));
+        check_look_alike(s, &id, &name)?;
         let op =
             Op::CreatePlayer { id: id.clone(), key_hash: key, name, created: now, addr: addr.map(|a| a.to_string()) };
         s.inner
@@ -506,21 +510,40 @@ async fn identify(
             .await
             .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Storage, e.to_string()))?;
         tracing::info!(player = %id, "new player");
-        return load_player(s, &id).await;
+        let p = load_player(s, &id).await?;
+        s.inner.lobby.names.set(&p.id, &p.name);
+        return Ok(p);
     };
     if let Some(n) = name {
         rename(s, &id, &n).await?;
     }
-    load_player(s, &id).await
+    let p = load_player(s, &id).await?;
+    s.inner.lobby.names.set(&p.id, &p.name);
+    Ok(p)
+}
+
+/// Refuses a name that looks like another identity's (issue 42, names that cannot deceive).
+fn check_look_alike(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
+    if s.inner.lobby.names.taken_by_other(id, name).is_some() {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidField,
+            "name: looks like another player's name; choose another".into(),
+        ));
+    }
+    Ok(())
 }
 
 async fn rename(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
+    check_look_alike(s, id, name.trim())?;
     s.inner
         .store
         .write(Op::RenamePlayer { id: id.to_string(), name: name.trim().to_string() })
         .await
         .map(|_| ())
-        .map_err(storage)
+        .map_err(storage)?;
+    s.inner.lobby.names.set(id, name.trim());
+    Ok(())
 }
 
 async fn load_player(s: &OnlineState, id: &str) -> Result<super::store::PlayerInfo, ApiError> {
@@ -930,6 +953,7 @@ mod tests {
             clock: None,
             rated: true,
             since: Instant::now() - Duration::from_secs(ago),
+            addr: None,
         }
     }
 

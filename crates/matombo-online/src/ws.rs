@@ -109,6 +109,13 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     let mut chat =
         Chat { me, name: String::new(), muted: Default::default(), bucket: Bucket::new(s.inner.limits.chat_per_sec) };
     let name = name.trim().to_string();
+    if let Some(side) = seat {
+        if super::names::clashes_in_room(&h, side, &name).await {
+            let why = "name: looks like the name of the other side's player; choose another";
+            let _ = socket.send(error_msg(ErrorCode::InvalidField, why, None)).await;
+            return;
+        }
+    }
     chat.name = name.clone();
     {
         let mut p = h.presence.lock().expect("presence lock");

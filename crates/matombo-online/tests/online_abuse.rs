@@ -205,3 +205,65 @@ async fn rated_only_after_two_turns_each_and_three_times_a_day_per_pair() {
     assert_eq!(rated_games(addr, ida).await, 4);
     assert_eq!(rated_games(addr, wc["you"]["id"].as_str().unwrap()).await, 1);
 }
+
+async fn post(addr: SocketAddr, path: &str, body: Value) -> (u16, Value) {
+    let r = reqwest::Client::new().post(format!("http://{addr}{path}")).json(&body).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+/// Issue 42, names that cannot deceive: bidi controls and invisible format characters are
+/// refused (`invalid_field`, nothing made), names and chat lines are stored in NFC, and a
+/// second person cannot take a name that looks like one already in the room or the lobby.
+#[tokio::test]
+async fn names_and_chat_lines_cannot_deceive() {
+    let addr = server("names", fast()).await;
+    for bad in ["\u{202e}iadneT", "Ten\u{200b}dai", "x\u{301}\u{302}\u{303}\u{304}\u{305}"] {
+        let (st, v) = post(addr, "/api/online/rooms", json!({"ruleset": "tsoro:8", "name": bad})).await;
+        assert_eq!((st, v["error"].as_str()), (400, Some("invalid_field")), "{bad:?}: {v}");
+    }
+    let (st, made) =
+        post(addr, "/api/online/rooms", json!({"ruleset": "tsoro:8", "side": "south", "name": "Te\u{301}ndai"})).await;
+    assert_eq!(st, 201, "{made}");
+    let id = made["id"].as_str().unwrap();
+    let (_, state) = get(addr, &format!("/api/online/rooms/{id}")).await;
+    assert_eq!(state["seats"]["south"]["name"], "T\u{e9}ndai", "stored in NFC: {state}");
+    // The other seat: a look-alike (Cyrillic е, other case) is refused and the seat stays free.
+    let claim = |name: &str| json!({"invite": made["invite"], "name": name});
+    let (st, v) = post(addr, &format!("/api/online/rooms/{id}/claim"), claim("t\u{e9}nd\u{430}i")).await;
+    assert_eq!((st, v["error"].as_str()), (400, Some("invalid_field")), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("looks like"), "{v}");
+    let (st, joined) = post(addr, &format!("/api/online/rooms/{id}/claim"), claim("Rudo")).await;
+    assert_eq!(st, 200, "{joined}");
+    // Chat: a hidden override is refused, a decomposed line goes out composed.
+    let (mut s, _) = room(addr, id, made["token"].as_str().unwrap()).await;
+    send(&mut s, json!({"type": "chat", "text": "gg\u{202e}"})).await;
+    let e = recv_type(&mut s, "error").await;
+    assert_eq!(e["error"], "invalid_field", "{e}");
+    send(&mut s, json!({"type": "chat", "text": "cafe\u{301}"})).await;
+    let c = recv_type(&mut s, "chat").await;
+    assert_eq!(c["text"], "caf\u{e9}", "{c}");
+    // The north seat holder cannot connect under South's name either.
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
+    send(&mut ws, json!({"type": "hello", "token": joined["token"], "name": "T\u{c9}NDAI"})).await;
+    let e = recv_type(&mut ws, "error").await;
+    assert_eq!(e["error"], "invalid_field", "{e}");
+
+    // The lobby: a second identity cannot take a look-alike of the first one's name.
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    send(&mut ws, json!({"type": "hello", "player": "a".repeat(40), "name": "Chipo"})).await;
+    assert_eq!(recv_type(&mut ws, "welcome").await["you"]["name"], "Chipo");
+    let (mut other, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    send(&mut other, json!({"type": "hello", "player": "b".repeat(40), "name": "Ch\u{456}po"})).await;
+    let e = recv_type(&mut other, "welcome").await;
+    assert_eq!(e["error"], "invalid_field", "{e}");
+    let (mut b, wb) = player(addr, 'b').await;
+    assert_eq!(wb["you"]["name"], "Pb");
+    send(&mut b, json!({"type": "name", "name": "chipo"})).await;
+    let e = recv_type(&mut b, "you").await;
+    assert_eq!(e["error"], "invalid_field", "{e}");
+    send(&mut b, json!({"type": "name", "name": "\u{2067}Chipo"})).await;
+    assert_eq!(recv_type(&mut b, "you").await["error"], "invalid_field");
+    // Her own name, in another case: hers to take.
+    send(&mut ws, json!({"type": "name", "name": "CHIPO"})).await;
+    assert_eq!(recv_type(&mut ws, "you").await["player"]["name"], "CHIPO");
+}
