@@ -9,6 +9,7 @@
 mod attacks;
 pub mod honest;
 pub mod net;
+mod rebinding;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -33,8 +34,16 @@ pub enum Scale {
 }
 
 /// The attacks, in the order they run.
-pub const ATTACKS: [&str; 7] =
-    ["foreign-origin", "huge-tags", "long-game", "one-room", "create-resign", "idle-sockets", "room-fill"];
+pub const ATTACKS: [&str; 8] = [
+    "foreign-origin",
+    "huge-tags",
+    "long-game",
+    "one-room",
+    "create-resign",
+    "idle-sockets",
+    "room-fill",
+    "dns-rebinding",
+];
 
 /// What an honest client must see during every attack for it to pass.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -150,6 +159,7 @@ async fn one(config: &Config, name: &str, server: SocketAddr, seed: u64) -> Atta
         "create-resign" => attacks::create_resign(server, until, scale, tally.clone()).await,
         "idle-sockets" => attacks::idle_sockets(server, until, scale, tally.clone()).await,
         "room-fill" => attacks::room_fill(server, until, scale, tally.clone()).await,
+        "dns-rebinding" => rebinding::dns_rebinding(server, until, scale, tally.clone()).await,
         _ => unreachable!("checked against ATTACKS"),
     };
     let honest = honest.await.unwrap_or_default();
@@ -243,7 +253,7 @@ mod tests {
     #[test]
     fn attackers_never_share_the_honest_address() {
         let mut seen = std::collections::HashSet::new();
-        for g in 0..7 {
+        for g in 0..8 {
             for i in 0..1000 {
                 let a = net::attacker(g, i);
                 assert!(a.is_loopback() && a != net::HONEST, "{a}");
