@@ -49,7 +49,7 @@ impl AllowedHosts {
     pub fn allows(&self, host: Option<&str>) -> bool {
         let Some(names) = &self.names else { return true };
         let Some(name) = host.and_then(host_name) else { return false };
-        if name == "localhost" || name.ends_with(".localhost") || names.iter().any(|n| *n == name) {
+        if name == "localhost" || name.ends_with(".localhost") || names.contains(&name) {
             return true;
         }
         match name.parse::<IpAddr>() {
