@@ -186,7 +186,7 @@ async fn only_the_servers_own_host_names_are_answered() {
     assert!(v["message"].as_str().unwrap().contains("--public-host"));
     let (st, _) = send(raw(&format!("rebind.example:{}", addr.port()), "http://rebind.example")).await;
     assert_eq!(st, 421);
-    let (st, _) = send(format!("GET / HTTP/1.1\r\nHost: rebind.example\r\nConnection: close\r\n\r\n")).await;
+    let (st, _) = send("GET / HTTP/1.1\r\nHost: rebind.example\r\nConnection: close\r\n\r\n".to_string()).await;
     assert_eq!(st, 421, "pages too: a rebound page must not read the site either");
     let (st, _) = send("GET / HTTP/1.0\r\n\r\n".to_string()).await;
     assert_eq!(st, 421, "no Host at all");
