@@ -82,11 +82,13 @@ pub enum ErrorCode {
     Storage,
     /// The server failed; never expected.
     Internal,
+    /// The request's `Host` is not one of the server's names (DNS rebinding).
+    UnknownHost,
 }
 
 impl ErrorCode {
     /// Every code, in the documented order.
-    pub const ALL: [ErrorCode; 37] = [
+    pub const ALL: [ErrorCode; 38] = [
         ErrorCode::Malformed,
         ErrorCode::InvalidField,
         ErrorCode::TooLarge,
@@ -124,6 +126,7 @@ impl ErrorCode {
         ErrorCode::CannotAbort,
         ErrorCode::Storage,
         ErrorCode::Internal,
+        ErrorCode::UnknownHost,
     ];
 
     /// The code as written on the wire, e.g. `"bad_position"`.
@@ -166,6 +169,7 @@ impl ErrorCode {
             ErrorCode::CannotAbort => "cannot_abort",
             ErrorCode::Storage => "storage",
             ErrorCode::Internal => "internal",
+            ErrorCode::UnknownHost => "unknown_host",
         }
     }
 }
@@ -191,6 +195,7 @@ impl ErrorCode {
             | ErrorCode::TooManyConnections
             | ErrorCode::TooManyChallenges => 429,
             ErrorCode::Busy => 503,
+            ErrorCode::UnknownHost => 421,
             ErrorCode::ContentType => 415,
             ErrorCode::Timeout => 408,
             ErrorCode::Internal | ErrorCode::Storage => 500,

@@ -411,6 +411,15 @@ pub struct SeekJson {
     pub since: u64,
 }
 
+/// When a rated lobby game is rated: the welcome tells the pages.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RatedRules {
+    /// Turns each side must have made, else the game ends unrated.
+    pub min_turns_each: u32,
+    /// Rated games one pair of players may play in 24 hours.
+    pub per_pair_per_day: u32,
+}
+
 /// Everything the lobby's WebSocket sends.
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -425,6 +434,8 @@ pub enum LobbyOut {
         games: Vec<ListedGame>,
         /// The connection's seek (always null at the hello).
         seeking: Option<SeekJson>,
+        /// When a rated game counts (issue 37's farming rules).
+        rated_rules: RatedRules,
     },
     /// The player changed.
     You {

@@ -56,7 +56,13 @@ impl LocalServer {
                     let stop = async {
                         let _ = stop_rx.await;
                     };
-                    let _ = matombo_web::limits::serve_until(listener, app, ServerLimits::default(), stop).await;
+                    // As `serve` does: the loopback names and the address bound.
+                    let limits = ServerLimits {
+                        allowed_hosts: matombo_web::hosts::AllowedHosts::of([127, 0, 0, 1].into(), &[])
+                            .expect("no public name"),
+                        ..ServerLimits::default()
+                    };
+                    let _ = matombo_web::limits::serve_until(listener, app, limits, stop).await;
                 });
             })
             .map_err(|e| e.to_string())?;

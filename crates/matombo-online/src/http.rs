@@ -71,7 +71,10 @@ pub(super) fn check_name(name: Option<String>) -> Result<String, ApiError> {
     if name.chars().count() > protocol::MAX_NAME || name.chars().any(char::is_control) {
         return Err(ApiError::new(ErrorCode::InvalidField, "name: at most 40 characters, no control characters"));
     }
-    Ok(name.trim().to_string())
+    if let Some(why) = super::names::refusal(&name) {
+        return Err(ApiError::new(ErrorCode::InvalidField, format!("name: {why}")));
+    }
+    Ok(super::names::nfc(name.trim()))
 }
 
 pub(super) async fn create_room(
@@ -196,6 +199,13 @@ pub(super) async fn claim_seat(
         return Err(ApiError::new(ErrorCode::Closed, closed_message(&s.inner.limits, "unclaimed")));
     }
     let side = room.check_claim(&req.invite).map_err(|e| ApiError::new(room_error(&e), e.to_string()))?;
+    // The roster shows names people trust: none that looks like the other seat's.
+    if super::names::look_alike(&name, &room.seats[side.opponent().index()].name) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidField,
+            "name: looks like the name of the other player of this game; choose another",
+        ));
+    }
     s.inner
         .store
         .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })

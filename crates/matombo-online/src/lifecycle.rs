@@ -74,6 +74,7 @@ pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
             u.rooms = u.rooms.saturating_sub(1);
         }
     }
+    super::quota::release(s, &h.id);
     let meta = h.meta.lock().expect("meta lock").clone();
     if meta.listed {
         s.inner.lobby.unlist_game(&h.id);
@@ -171,6 +172,12 @@ pub(super) fn closed_message(limits: &super::Limits, reason: &str) -> String {
     if reason == "aborted" {
         return "this game was aborted before its first turn".into();
     }
+    if reason == "unstarted" {
+        return format!(
+            "this game was closed: no turn was played within {} of its start",
+            span(limits.unclaimed_expiry)
+        );
+    }
     if reason == "unclaimed" {
         format!("this game was closed: its invitation was not taken within {}", span(limits.unclaimed_expiry))
     } else {
@@ -208,7 +215,14 @@ pub(super) fn sweep_expired(s: &OnlineState) {
             for id in ids {
                 let Some(h) = s.inner.get(&id) else { continue };
                 h.closed.store(true, Ordering::Release);
-                let reason = if h.room.lock().await.full() { "abandoned" } else { "unclaimed" };
+                let reason = {
+                    let room = h.room.lock().await;
+                    match (room.full(), room.ply()) {
+                        (false, _) => "unclaimed",
+                        (true, 0) => "unstarted",
+                        _ => "abandoned",
+                    }
+                };
                 h.send(&RoomMsg::Closed { reason, by: None, message: closed_message(&s.inner.limits, reason) });
                 finished(&s, &h);
                 h.clock_changed.notify_one();

@@ -13,7 +13,8 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use matombo_api::online::{
-    to_text, ChallengeJson, Challenger, ListedGame, LobbyOut, PlayerJson, RatingJson, SeatPlayer, SeekJson, WireError,
+    to_text, ChallengeJson, Challenger, ListedGame, LobbyOut, PlayerJson, RatedRules, RatingJson, SeatPlayer, SeekJson,
+    WireError,
 };
 use matombo_api::ErrorCode;
 use matombo_core::{Ruleset, Side};
@@ -50,6 +51,8 @@ struct Challenge {
     open: bool,
     created: u64,
     by: PlayerRef,
+    /// The challenger's address (the room counts against its quota).
+    addr: Option<IpAddr>,
 }
 
 struct Seek {
@@ -59,6 +62,7 @@ struct Seek {
     clock: Option<TimeControl>,
     rated: bool,
     since: Instant,
+    addr: Option<IpAddr>,
 }
 
 #[derive(Default)]
@@ -76,6 +80,10 @@ pub(crate) struct Lobby {
     state: Mutex<LobbyState>,
     tx: broadcast::Sender<Utf8Bytes>,
     next_conn: AtomicU64,
+    /// Quotas of the rooms the lobby makes.
+    pub(crate) charges: super::quota::Charges,
+    /// Identities' names, against look-alikes.
+    pub(crate) names: super::names::Registry,
 }
 
 /// SHA-256 of a secret, in hex: all the server keeps of it.
@@ -127,7 +135,13 @@ fn challenge_json(c: &Challenge) -> ChallengeJson {
 
 impl Lobby {
     pub(crate) fn new() -> Lobby {
-        Lobby { state: Mutex::new(LobbyState::default()), tx: broadcast::channel(1024).0, next_conn: AtomicU64::new(1) }
+        Lobby {
+            state: Mutex::new(LobbyState::default()),
+            tx: broadcast::channel(1024).0,
+            next_conn: AtomicU64::new(1),
+            charges: Default::default(),
+            names: Default::default(),
+        }
     }
 
     /// Sends `m` to every lobby connection (serialized once for all of them).
@@ -191,11 +205,8 @@ pub(crate) async fn create_bound_room(
     rated: bool,
     listed: bool,
     players: [(Option<String>, String, Option<f64>); 2],
+    charge: super::quota::Charge,
 ) -> Result<(String, [String; 2]), ApiError> {
-    if s.inner.open_rooms.fetch_add(1, Ordering::AcqRel) >= s.inner.limits.max_rooms {
-        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
-        return Err(ApiError::server_full(ErrorCode::TooManyRooms, "the server is full"));
-    }
     let id = random_secret(10);
     let tokens = [random_secret(32), random_secret(32)];
     let invite = random_secret(24);
@@ -215,15 +226,17 @@ pub(crate) async fn create_bound_room(
             name: players[0].1.clone(),
             control: clock,
             created: now,
-            creator_addr: None,
+            // After a restart the room counts against this address's quota.
+            creator_addr: charge.first_addr().map(|a| a.to_string()),
         },
         Op::Claim { id: id.clone(), side: Side::North, name: players[1].1.clone(), at: now },
         Op::Bind { id: id.clone(), players: [players[0].0.clone(), players[1].0.clone()], rated, listed },
     ]);
     if let Err(e) = s.inner.store.write(op).await {
-        s.inner.open_rooms.fetch_sub(1, Ordering::AcqRel);
+        super::quota::give_back(s, charge);
         return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
     }
+    super::quota::hold(s, &id, charge);
     let meta = Meta {
         players: [players[0].0.clone().map(|p| (p, players[0].2)), players[1].0.clone().map(|p| (p, players[1].2))],
         rated,
@@ -259,10 +272,18 @@ struct Terms {
 }
 
 /// Starts the game between two players (`a` on side `a_side`) and tells both.
-async fn start_match(s: &OnlineState, a: PlayerRef, a_side: Side, b: PlayerRef, t: Terms) -> Result<(), ApiError> {
+async fn start_match(
+    s: &OnlineState,
+    a: PlayerRef,
+    a_side: Side,
+    b: PlayerRef,
+    t: Terms,
+    charge: super::quota::Charge,
+) -> Result<(), ApiError> {
     let (south, north) = if a_side == Side::South { (&a, &b) } else { (&b, &a) };
     let seat = |p: &PlayerRef| (Some(p.id.clone()), p.name.clone(), Some(p.rating.rating));
-    let (id, tokens) = create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)]).await?;
+    let (id, tokens) =
+        create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)], charge).await?;
     let challenge = t.challenge;
     let st = s.inner.lobby.state.lock().expect("lobby lock");
     for (side, p) in [(Side::South, south), (Side::North, north)] {
@@ -330,7 +351,20 @@ async fn pair_now(s: &OnlineState) {
         }
         let side = random_side();
         let terms = Terms { ruleset: a.ruleset, clock: a.clock, rated: a.rated, listed: true, challenge: None };
-        if let Err(e) = start_match(s, a.player, side, b.player, terms).await {
+        let charge = super::quota::take(s, [a.addr, b.addr], [Some(&a.player.id), Some(&b.player.id)]);
+        let done = match charge {
+            Ok(charge) => start_match(s, a.player, side, b.player, terms, charge).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = done {
+            // Both hear why no game came (their seeks are gone: they may seek again).
+            let st = s.inner.lobby.state.lock().expect("lobby lock");
+            let why = Utf8Bytes::from(to_text(&LobbyOut::Error(WireError::new(e.code(), &e.to_string(), None))));
+            for conn in [a.conn, b.conn] {
+                if let Some((_, tx)) = st.conns.get(&conn) {
+                    let _ = tx.send(why.clone());
+                }
+            }
             tracing::warn!(error = %e, "pairing failed");
         }
     }
@@ -466,25 +500,44 @@ async fn identify(
         }
         let id = random_secret(12);
         let name = name.as_deref().map(str::trim).map(str::to_string).unwrap_or_else(|| default_name(&id));
+        check_look_alike(s, &id, &name)?;
         let op =
             Op::CreatePlayer { id: id.clone(), key_hash: key, name, created: now, addr: addr.map(|a| a.to_string()) };
         s.inner.store.write(op).await.map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
         tracing::info!(player = %id, "new player");
-        return load_player(s, &id).await;
+        let p = load_player(s, &id).await?;
+        s.inner.lobby.names.set(&p.id, &p.name);
+        return Ok(p);
     };
     if let Some(n) = name {
         rename(s, &id, &n).await?;
     }
-    load_player(s, &id).await
+    let p = load_player(s, &id).await?;
+    s.inner.lobby.names.set(&p.id, &p.name);
+    Ok(p)
+}
+
+/// Refuses a name that looks like another identity's (issue 42, names that cannot deceive).
+fn check_look_alike(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
+    if s.inner.lobby.names.taken_by_other(id, name).is_some() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidField,
+            "name: looks like another player's name; choose another",
+        ));
+    }
+    Ok(())
 }
 
 async fn rename(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
+    check_look_alike(s, id, name.trim())?;
     s.inner
         .store
         .write(Op::RenamePlayer { id: id.to_string(), name: name.trim().to_string() })
         .await
         .map(|_| ())
-        .map_err(storage)
+        .map_err(storage)?;
+    s.inner.lobby.names.set(id, name.trim());
+    Ok(())
 }
 
 async fn load_player(s: &OnlineState, id: &str) -> Result<super::store::PlayerInfo, ApiError> {
@@ -507,7 +560,16 @@ fn welcome(s: &OnlineState, me: Option<&super::store::PlayerInfo>) -> LobbyOut {
     let challenges =
         st.challenges.iter().filter(|c| c.open || me.is_some_and(|m| m.id == c.by.id)).map(challenge_json).collect();
     let games = st.games.values().cloned().collect();
-    LobbyOut::Welcome { you: me.map(player_json), challenges, games, seeking: None }
+    LobbyOut::Welcome {
+        you: me.map(player_json),
+        challenges,
+        games,
+        seeking: None,
+        rated_rules: RatedRules {
+            min_turns_each: super::rating::MIN_TURNS_EACH as u32,
+            per_pair_per_day: super::rating::RATED_PER_PAIR_PER_DAY as u32,
+        },
+    }
 }
 
 fn parse_ruleset(r: &str) -> Result<Ruleset, ApiError> {
@@ -546,6 +608,7 @@ async fn connection(s: OnlineState, mut socket: WebSocket, addr: Option<IpAddr>)
         }
     };
     let conn = s.inner.lobby.next_conn.fetch_add(1, Ordering::Relaxed);
+    s.inner.lobby.charges.connected(conn, addr);
     let (own_tx, own_rx) = mpsc::unbounded_channel::<Utf8Bytes>();
     let rx = s.inner.lobby.tx.subscribe();
     s.inner.lobby.state.lock().expect("lobby lock").conns.insert(conn, (me.as_ref().map(|p| p.id.clone()), own_tx));
@@ -596,6 +659,7 @@ impl Session for LobbySession {
 /// connection.
 fn leave(s: &OnlineState, conn: u64) {
     let lobby = &s.inner.lobby;
+    lobby.charges.left(conn);
     let mut st = lobby.state.lock().expect("lobby lock");
     let player = st.conns.remove(&conn).and_then(|(p, _)| p);
     st.seeks.retain(|k| k.conn != conn);
@@ -706,6 +770,7 @@ async fn handle_msg(
                 open,
                 created: now_ms(),
                 by,
+                addr: lobby.charges.addr_of(conn),
             };
             let v = LobbyOut::ChallengeAdded { challenge: challenge_json(&c) };
             if c.open {
@@ -748,15 +813,26 @@ async fn handle_msg(
                 if st.challenges[i].by.id == p.id {
                     return Err(ApiError::new(ErrorCode::OwnChallenge, "you cannot accept your own challenge"));
                 }
-                st.challenges.remove(i)
+                // Refused by a quota: the challenge stays open, nothing changed.
+                let c = &st.challenges[i];
+                let charge =
+                    super::quota::take(s, [c.addr, lobby.charges.addr_of(conn)], [Some(&c.by.id), Some(&p.id)])?;
+                (st.challenges.remove(i), charge)
             };
+            let (c, charge) = c;
             let v = LobbyOut::ChallengeRemoved { id: c.id.clone(), reason: "accepted" };
             if c.open {
                 lobby.send(&v);
             } else {
                 lobby.tell_player(&c.by.id, &v);
             }
-            let fresh = load_player(s, &p.id).await?;
+            let fresh = match load_player(s, &p.id).await {
+                Ok(f) => f,
+                Err(e) => {
+                    super::quota::give_back(s, charge);
+                    return Err(e);
+                }
+            };
             let b = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, c.ruleset) };
             let side = match c.side {
                 SideChoice::South => Side::South,
@@ -765,7 +841,7 @@ async fn handle_msg(
             };
             let terms =
                 Terms { ruleset: c.ruleset, clock: c.clock, rated: c.rated, listed: c.open, challenge: Some(c.id) };
-            start_match(s, c.by, side, b, terms).await?;
+            start_match(s, c.by, side, b, terms, charge).await?;
             Ok(Vec::new())
         }
         LobbyMsg::Seek { ruleset, clock, rated } => {
@@ -790,7 +866,8 @@ async fn handle_msg(
                         seek: Some(SeekJson { ruleset: ruleset.to_string(), clock, rated, since: since_ms }),
                     },
                 );
-                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now() });
+                let addr = lobby.charges.addr_of(conn);
+                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now(), addr });
             }
             pair_now(s).await;
             Ok(Vec::new())
@@ -817,6 +894,7 @@ mod tests {
             clock: None,
             rated: true,
             since: Instant::now() - Duration::from_secs(ago),
+            addr: None,
         }
     }
 

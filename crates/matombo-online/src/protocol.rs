@@ -213,6 +213,9 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
                         reason: "at most 40 characters, no control characters",
                     });
                 }
+                if let Some(reason) = super::names::refusal(n) {
+                    return Err(ProtocolError::Field { field: "name", reason });
+                }
             }
         }
         ClientMsg::Turn { turn, .. } if turn.len() > MAX_MOVE => {
@@ -222,6 +225,13 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
         ClientMsg::Mute { from } | ClientMsg::Unmute { from } => check_id("from", from)?,
         _ => {}
     }
+    // Names and chat lines travel on in NFC (see `names`).
+    let mut msg = msg;
+    match &mut msg {
+        ClientMsg::Hello { name: Some(n), .. } => *n = super::names::nfc(n),
+        ClientMsg::Chat { text } => *text = super::names::nfc(text),
+        _ => {}
+    }
     Ok(msg)
 }
 
@@ -229,6 +239,9 @@ fn check_chat(text: &str) -> Result<(), ProtocolError> {
     let n = text.chars().count();
     if n == 0 || n > MAX_CHAT || text.chars().any(char::is_control) || text.trim().is_empty() {
         return Err(ProtocolError::Field { field: "text", reason: "1 to 300 characters, no control characters" });
+    }
+    if let Some(reason) = super::names::refusal(text) {
+        return Err(ProtocolError::Field { field: "text", reason });
     }
     Ok(())
 }
@@ -246,6 +259,9 @@ pub fn check_player_name(name: &str) -> Result<(), ProtocolError> {
     let n = t.chars().count();
     if n == 0 || n > MAX_PLAYER_NAME || t.chars().any(char::is_control) {
         return Err(ProtocolError::Field { field: "name", reason: "1 to 24 characters, no control characters" });
+    }
+    if let Some(reason) = super::names::refusal(t) {
+        return Err(ProtocolError::Field { field: "name", reason });
     }
     Ok(())
 }
@@ -302,6 +318,11 @@ pub fn parse_lobby(bytes: &[u8]) -> Result<LobbyMsg, ProtocolError> {
         }
         LobbyMsg::Accept { id } | LobbyMsg::Cancel { id } => check_id("id", id)?,
         LobbyMsg::Unseek {} | LobbyMsg::TransferCode {} | LobbyMsg::Ping {} => {}
+    }
+    let mut msg = msg;
+    match &mut msg {
+        LobbyMsg::Hello { name: Some(n), .. } | LobbyMsg::Name { name: n } => *n = super::names::nfc(n),
+        _ => {}
     }
     Ok(msg)
 }

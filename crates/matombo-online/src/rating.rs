@@ -9,6 +9,17 @@ const SCALE: f64 = 173.7178;
 pub const TAU: f64 = 0.5;
 /// Convergence tolerance of the volatility iteration.
 const EPSILON: f64 = 0.000_001;
+/// A rated game changes ratings only when each side made at least this many turns (else
+/// its result stands, unrated): a resignation at once is not a rated game.
+pub const MIN_TURNS_EACH: i64 = 2;
+
+/// At most this many rated games between the same two players in 24 hours change their
+/// ratings; later ones that day are played unrated (against rating farming).
+pub const RATED_PER_PAIR_PER_DAY: i64 = 3;
+
+/// The window of [`RATED_PER_PAIR_PER_DAY`], ms.
+pub const PAIR_WINDOW_MS: u64 = 24 * 3600 * 1000;
+
 /// A rating whose deviation is above this is provisional.
 pub const PROVISIONAL_RD: f64 = 110.0;
 

@@ -93,6 +93,13 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         seat
     };
     let name = name.trim().to_string();
+    if let Some(side) = seat {
+        if super::names::clashes_in_room(&h, side, &name).await {
+            let why = "name: looks like the name of the other side's player; choose another";
+            let _ = socket.send(error_msg(ErrorCode::InvalidField, why, None)).await;
+            return;
+        }
+    }
     // A spectator takes one of the room's places (and of his address's) until he leaves.
     let place = match seat {
         Some(_) => None,
@@ -285,7 +292,7 @@ pub(super) async fn handle_message(
             h.clock_changed.notify_one();
             Vec::new()
         }
-        ClientMsg::Rematch {} => rematch(s, h, seat).await,
+        ClientMsg::Rematch {} => rematch(s, h, seat, addr).await,
         ClientMsg::Resign {} => {
             let mut room = h.room.lock().await;
             let now = now_ms();
@@ -374,7 +381,7 @@ pub(super) async fn handle_message(
 
 /// A rematch offered, or accepted by the other side: the new room (colours swapped, same
 /// ruleset, clock, players, rated and listed) and each seat holder's new seat.
-async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Vec<Message> {
+async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>, addr: Option<IpAddr>) -> Vec<Message> {
     let Some(side) = seat else {
         return vec![error_msg(ErrorCode::NotAPlayer, "only a player can offer a rematch", None)];
     };
@@ -399,6 +406,7 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
             _ => {
                 r.0 = Some(side);
                 drop(r);
+                s.inner.lobby.charges.offered(&h.id, addr);
                 h.send(&RoomMsg::Rematch { offered_by: side_json(side) });
                 return Vec::new();
             }
@@ -409,8 +417,30 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>) -> Ve
     let meta = h.meta.lock().expect("meta lock").clone();
     // Colours swapped: the new South is the old North.
     let seat_of = |old: usize| (meta.players[old].as_ref().map(|p| p.0.clone()), names[old].clone(), None);
-    let made =
-        super::lobby::create_bound_room(s, ruleset, clock, meta.rated, meta.listed, [seat_of(1), seat_of(0)]).await;
+    // The rematch counts against both players' and both addresses' quotas (issue 37).
+    let ids = [0, 1].map(|i| meta.players[i].as_ref().map(|p| p.0.as_str()));
+    let offer = s.inner.lobby.charges.offer_of(&h.id);
+    let made = match super::quota::take(s, [offer, addr], ids) {
+        Ok(charge) => {
+            super::lobby::create_bound_room(
+                s,
+                ruleset,
+                clock,
+                meta.rated,
+                meta.listed,
+                [seat_of(1), seat_of(0)],
+                charge,
+            )
+            .await
+        }
+        Err(e) => {
+            // Refused: the offer stays, so that it may be accepted later.
+            s.inner.lobby.charges.offered(&h.id, offer);
+            let mut r = h.rematch.lock().expect("rematch lock");
+            r.1 = None;
+            return vec![error_msg(e.code(), e.message(), None)];
+        }
+    };
     let (id, tokens) = match made {
         Ok(x) => x,
         Err(e) => {

@@ -116,15 +116,21 @@ async fn meet(a: &mut Ws, b: &mut Ws, ruleset: &str, rated: bool) -> (Value, Val
     (recv_type(a, "matched").await, recv_type(b, "matched").await)
 }
 
-/// South plays one turn, North resigns: South wins. Answers the room's `ratings` message
-/// (as South saw it) if the game was rated.
+/// Each side plays two turns (a rated game counts from then on), North resigns: South
+/// wins. Answers the room's `ratings` message (as South saw it) if the game was rated.
 async fn south_wins(addr: SocketAddr, ma: &Value, mb: &Value, rated: bool) -> (Ws, Ws, Option<Value>) {
     let room_id = ma["room"].as_str().unwrap();
     let (mut s, st) = room(addr, room_id, ma["token"].as_str()).await;
     assert_eq!(st["you"], "south");
     let (mut n, _) = room(addr, room_id, mb["token"].as_str()).await;
-    send(&mut s, json!({"type": "turn", "ply": 0, "move": first_turn(st["position"].as_str().unwrap())})).await;
-    recv_type(&mut n, "turn").await;
+    let mut position = st["position"].as_str().unwrap().to_string();
+    for ply in 0..4 {
+        let (me, other) = if ply % 2 == 0 { (&mut s, &mut n) } else { (&mut n, &mut s) };
+        send(me, json!({"type": "turn", "ply": ply, "move": first_turn(&position)})).await;
+        let t = recv_type(other, "turn").await;
+        recv_type(me, "turn").await;
+        position = t["position"].as_str().unwrap().to_string();
+    }
     send(&mut n, json!({"type": "resign"})).await;
     let end = recv_type(&mut s, "end").await;
     assert_eq!(end["outcome"]["winner"], "south");
@@ -325,8 +331,9 @@ async fn an_identity_moves_to_another_device_with_its_rating() {
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
     send(&mut ws, json!({"type": "hello", "player": secret('e'), "transfer": code})).await;
     assert_eq!(recv_error(&mut ws).await["error"], "bad_code");
-    // The old device's secret no longer names the player.
-    let (_old, wo) = player(addr, 'a', "Rudo").await;
+    // The old device's secret no longer names the player (a new identity, which may not
+    // take a look-alike of Rudo's name).
+    let (_old, wo) = player(addr, 'a', "Farai").await;
     assert_ne!(wo["you"]["id"], wa["you"]["id"]);
 }
 

@@ -142,11 +142,23 @@ async fn turns_ends_and_refusals_are_typed_on_every_backend() {
     }
 }
 
-/// A rated game between `a` and `b` in room `id`, created and bound.
+/// A rated game between `a` and `b` in room `id`, created, bound, and two turns played
+/// by each side (a rated game counts from then on).
 async fn rated_game(s: &Arc<dyn GameStore>, id: &str, a: &str, b: &str) {
+    rated_game_of(s, id, a, b, 4).await;
+}
+
+async fn rated_game_of(s: &Arc<dyn GameStore>, id: &str, a: &str, b: &str, plies: u32) {
     let bind = Op::Bind { id: id.into(), players: [Some(a.into()), Some(b.into())], rated: true, listed: false };
     s.write(Op::Many(vec![create(id, "tsoro:8"), bind])).await.unwrap();
     s.write(claim(id)).await.unwrap();
+    let mut p = Position::start("tsoro:8".parse().unwrap());
+    for ply in 0..plies {
+        let (token, next) = p.turns().next().unwrap();
+        let op = Op::Turn { id: id.into(), ply, token: token.to_string(), remaining: None, at: 2_500, end: None };
+        s.write(op).await.unwrap();
+        p = next;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -171,6 +183,46 @@ async fn ratings_change_once_with_the_end_of_the_game() {
         let hist = s.history("bob".into(), 10, 0).await.unwrap();
         assert_eq!(hist.len(), 1);
         assert!(!hist[0].south && hist[0].rated && hist[0].after.unwrap().0 < 1500.0, "{kind}");
+    }
+}
+
+/// Issue 37, rating farming, on every backend: a game where a side made fewer than two
+/// turns is unrated (its result stands); at most three rated games a day between the same
+/// two players count; the leaderboard lists established players before provisional ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_games_and_a_pairs_fourth_game_of_the_day_are_unrated() {
+    for (kind, db) in backends("farming").await {
+        let s = store::open(&db).await.unwrap();
+        for p in ["ann", "bob"] {
+            s.write(player(p)).await.unwrap();
+        }
+        rated_game_of(&s, "short", "ann", "bob", 3).await;
+        s.write(resign("short", Side::South)).await.unwrap();
+        assert!(s.rating_changes("short".into()).await.unwrap().is_empty(), "{kind}: 3 plies rated");
+        assert_eq!(s.archive(10, 0).await.unwrap()[0].result, "1-0", "{kind}: the result stands");
+        for i in 0..4 {
+            let id = format!("p{i}");
+            rated_game(&s, &id, "ann", "bob").await;
+            s.write(resign(&id, Side::South)).await.unwrap();
+            let changes = s.rating_changes(id).await.unwrap();
+            assert_eq!(changes.len(), if i < 3 { 2 } else { 0 }, "{kind}: game {i} of the pair today");
+        }
+        // The hub plays many newcomers, winning half: established; those who beat him
+        // stay provisional with higher ratings.
+        s.write(player("hub")).await.unwrap();
+        for i in 0..30 {
+            let (id, opp) = (format!("h{i}"), format!("o{i}"));
+            s.write(player(&opp)).await.unwrap();
+            rated_game(&s, &id, &opp, "hub").await;
+            s.write(resign(&id, if i % 2 == 0 { Side::South } else { Side::North })).await.unwrap();
+        }
+        let hub = s.player("hub".into()).await.unwrap().unwrap();
+        assert!(!hub.ratings[0].1.provisional(), "{kind}: {:?}", hub.ratings[0]);
+        let board = s.leaderboard("tsoro-small".into(), 0, 50, 0).await.unwrap();
+        let first_provisional = board.iter().position(|r| r.2.provisional()).unwrap();
+        assert!(board[first_provisional..].iter().all(|r| r.2.provisional()), "{kind}: established after provisional");
+        assert_eq!(board[0].0, "hub", "{kind}");
+        assert!(board[1].2.rating > board[0].2.rating, "{kind}: a higher provisional rating comes after");
     }
 }
 

@@ -11,6 +11,7 @@ pub mod assets;
 pub mod backup;
 pub mod egtb;
 pub mod headers;
+pub mod hosts;
 pub mod learn;
 pub mod limits;
 pub mod metrics;

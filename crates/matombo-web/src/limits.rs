@@ -35,6 +35,8 @@ pub struct ServerLimits {
     pub connections_per_addr: usize,
     /// Origins (e.g. `https://example.org`) allowed besides the server's own; `*`: any.
     pub allowed_origins: Vec<String>,
+    /// The `Host` names answered (see [`crate::hosts`]); the default answers every one.
+    pub allowed_hosts: crate::hosts::AllowedHosts,
     /// Reverse proxies whose forwarding headers name the client (see [`crate::proxy`]);
     /// their connections are not held to `connections_per_addr`.
     pub trusted_proxies: crate::proxy::TrustedProxies,
@@ -52,6 +54,7 @@ impl Default for ServerLimits {
             max_connections: 4096,
             connections_per_addr: 128,
             allowed_origins: Vec::new(),
+            allowed_hosts: Default::default(),
             trusted_proxies: Default::default(),
             hsts: false,
             tls: None,
@@ -319,6 +322,14 @@ async fn check_request(State(limits): State<Arc<ServerLimits>>, req: Request, ne
 }
 
 async fn checked_request(limits: &ServerLimits, https: Option<bool>, req: Request, next: Next) -> Response {
+    // First of all, before anything is read or done: DNS rebinding (crate::hosts).
+    if !limits.allowed_hosts.allows(req.headers().get(header::HOST).and_then(|h| h.to_str().ok())) {
+        return refuse(
+            StatusCode::MISDIRECTED_REQUEST,
+            ErrorCode::UnknownHost,
+            "this server does not answer to this host name (the server adds names with --public-host)",
+        );
+    }
     let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let upgrade = req.headers().get(header::UPGRADE).is_some();
     if (changes || upgrade) && !origin_allowed(req.headers(), limits, https) {

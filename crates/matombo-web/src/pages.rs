@@ -889,6 +889,7 @@ pub fn online_lobby_html(lang: &str) -> String {
 <label class="check"><input type="radio" name="open" value="open" checked> {open_to_all}</label>
 <label class="check"><input type="radio" name="open" value="link"> {link_only}</label>
 <label class="check"><input type="checkbox" name="rated" checked> {rated}</label>
+<p class="muted" id="rated-rules">{rated_rules}</p>
 </fieldset>
 <button type="submit" class="primary" id="btn-create">{create_game}</button>
 <p id="error" class="tool-message error" role="alert"></p>
@@ -935,6 +936,10 @@ pub fn online_lobby_html(lang: &str) -> String {
         open_to_all = w("open_to_all"),
         link_only = w("link_only"),
         rated = w("rated"),
+        // The numbers come from the server's rules, so that the page says what counts.
+        rated_rules = w("rated_rules")
+            .replace("{turns}", &matombo_online::rating::MIN_TURNS_EACH.to_string())
+            .replace("{games}", &matombo_online::rating::RATED_PER_PAIR_PER_DAY.to_string()),
         games_in_progress = w("games_in_progress"),
         no_games_in_progress = w("no_games_in_progress"),
         archive = esc(&t.href("online-archive", lang, "")),

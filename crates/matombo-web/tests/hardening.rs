@@ -155,6 +155,69 @@ async fn state_changes_need_json_and_an_allowed_origin() {
     assert!(tokio_tungstenite::connect_async(req).await.is_ok());
 }
 
+/// Issue 37 item 4, DNS rebinding: a request (a WebSocket upgrade too) whose `Host` is not
+/// one of the server's names is refused 421 with the API's error shape and changes nothing;
+/// the loopback names, the bound address and `--public-host` names are answered.
+#[tokio::test]
+async fn only_the_servers_own_host_names_are_answered() {
+    let allowed =
+        matombo_web::hosts::AllowedHosts::of([127, 0, 0, 1].into(), &["mancala.example".to_string()]).unwrap();
+    let addr = start("hosts", ServerLimits { allowed_hosts: allowed, ..ServerLimits::default() }).await;
+    let raw = |host: &str, origin: &str| {
+        let body = r#"{"ruleset":"tsoro:8"}"#;
+        format!(
+            "POST /api/online/rooms HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let send = |req: String| async move {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        let status: u16 = out[9..12].parse().unwrap();
+        let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+        (status, body)
+    };
+    let (st, body) = send(raw("rebind.example", "http://rebind.example")).await;
+    assert_eq!(st, 421, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["error"], "unknown_host");
+    assert!(v["message"].as_str().unwrap().contains("--public-host"));
+    let (st, _) = send(raw(&format!("rebind.example:{}", addr.port()), "http://rebind.example")).await;
+    assert_eq!(st, 421);
+    let (st, _) = send("GET / HTTP/1.1\r\nHost: rebind.example\r\nConnection: close\r\n\r\n".to_string()).await;
+    assert_eq!(st, 421, "pages too: a rebound page must not read the site either");
+    let (st, _) = send("GET / HTTP/1.0\r\n\r\n".to_string()).await;
+    assert_eq!(st, 421, "no Host at all");
+    for (host, origin) in [
+        (format!("127.0.0.1:{}", addr.port()), format!("http://127.0.0.1:{}", addr.port())),
+        (format!("localhost:{}", addr.port()), format!("http://localhost:{}", addr.port())),
+        ("mancala.example".to_string(), "https://mancala.example".to_string()),
+    ] {
+        let (st, body) = send(raw(&host, &origin)).await;
+        assert_eq!(st, 201, "{host}: {body}");
+    }
+    // The WebSocket upgrade with a foreign Host is refused before any upgrade.
+    let (_, room, _) = post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[JSON]).await;
+    let id = room["id"].as_str().unwrap();
+    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
+        "ws://{addr}/api/online/rooms/{id}/ws"
+    ))
+    .unwrap();
+    req.headers_mut().insert("host", "rebind.example".parse().unwrap());
+    match tokio_tungstenite::connect_async(req).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status().as_u16(), 421),
+        other => panic!("a rebound WebSocket was not refused 421: {:?}", other.map(|_| ())),
+    }
+    let req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
+        "ws://localhost:{}/api/online/rooms/{id}/ws",
+        addr.port()
+    ))
+    .unwrap();
+    assert!(tokio_tungstenite::connect_async(req).await.is_ok());
+}
+
 #[tokio::test]
 async fn requests_are_bounded_and_errors_are_short() {
     let addr = start("bounds", ServerLimits::default()).await;

@@ -294,7 +294,7 @@ async fn sigterm_closes_every_websocket_with_1012_and_loses_nothing() {
     }
     // A load balancer's probe, begun before the signal and ended during the drain.
     let mut probe = tcp_from([127, 0, 0, 1], &host).await;
-    probe.write_all(b"GET /readyz HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    probe.write_all(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\n").await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     let t0 = Instant::now();
     sigterm(&server.child);
@@ -372,7 +372,7 @@ async fn a_second_sigterm_ends_at_once_and_the_store_stays_whole() {
     // A request whose headers never end holds the drain (up to the header-read time):
     // the second signal ends it.
     let mut slow = tcp_from([127, 0, 0, 1], &host).await;
-    slow.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n").await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     sigterm(&server.child);
     tokio::time::sleep(Duration::from_millis(30)).await;

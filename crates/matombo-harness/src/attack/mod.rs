@@ -10,6 +10,7 @@ mod attacks;
 mod audience;
 pub mod honest;
 pub mod net;
+mod rebinding;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -34,8 +35,17 @@ pub enum Scale {
 }
 
 /// The attacks, in the order they run.
-pub const ATTACKS: [&str; 8] =
-    ["foreign-origin", "huge-tags", "long-game", "one-room", "create-resign", "idle-sockets", "room-fill", "audience"];
+pub const ATTACKS: [&str; 9] = [
+    "foreign-origin",
+    "huge-tags",
+    "long-game",
+    "one-room",
+    "create-resign",
+    "idle-sockets",
+    "room-fill",
+    "audience",
+    "dns-rebinding",
+];
 
 /// What an honest client must see during every attack for it to pass.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -152,6 +162,7 @@ async fn one(config: &Config, name: &str, server: SocketAddr, seed: u64) -> Atta
         "idle-sockets" => attacks::idle_sockets(server, until, scale, tally.clone()).await,
         "room-fill" => attacks::room_fill(server, until, scale, tally.clone()).await,
         "audience" => audience::audience(server, until, scale, tally.clone()).await,
+        "dns-rebinding" => rebinding::dns_rebinding(server, until, scale, tally.clone()).await,
         _ => unreachable!("checked against ATTACKS"),
     };
     let honest = honest.await.unwrap_or_default();

@@ -80,7 +80,11 @@ async fn request_inner(
     body: &[u8],
 ) -> Answer {
     let Ok(mut s) = connect(src, server).await else { return Answer::failed("connect") };
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    // The server's own Host unless the attack names another (DNS rebinding).
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {server}\r\n"));
+    }
     if !body.is_empty() {
         if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
             head.push_str("Content-Type: application/json\r\n");

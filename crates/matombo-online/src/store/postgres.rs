@@ -289,9 +289,12 @@ async fn expire(
     let rows = c
         .query(
             "UPDATE rooms SET closed=$1, creator_addr=NULL,
-               closed_reason = CASE WHEN south_claimed AND north_claimed THEN 'abandoned' ELSE 'unclaimed' END
+               closed_reason = CASE WHEN NOT (south_claimed AND north_claimed) THEN 'unclaimed'
+                 WHEN NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) THEN 'unstarted'
+                 ELSE 'abandoned' END
              WHERE finished IS NULL AND closed IS NULL
-               AND ((NOT (south_claimed AND north_claimed) AND created < $2) OR last_active < $3)
+               AND ((NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) AND last_active < $2)
+                OR last_active < $3)
              RETURNING id",
             &[&ms(now), &ms(unclaimed_before), &ms(idle_before)],
         )
@@ -319,6 +322,23 @@ async fn rate(c: &impl GenericClient, id: &str, o: &Outcome, at: u64) -> Result<
     }
     let done: bool = c.query_one("SELECT EXISTS(SELECT 1 FROM rating_changes WHERE room=$1)", &[&id]).await?.get(0);
     if done {
+        return Ok(());
+    }
+    // Issue 37: too short a game, or too many rated games of this pair today: unrated.
+    let plies: i64 = c.query_one("SELECT COUNT(*) FROM turns WHERE room=$1", &[&id]).await?.get(0);
+    if plies < 2 * crate::rating::MIN_TURNS_EACH {
+        return Ok(());
+    }
+    let today: i64 = c
+        .query_one(
+            "SELECT COUNT(*) FROM rooms r
+             WHERE ((r.south_player=$1 AND r.north_player=$2) OR (r.south_player=$2 AND r.north_player=$1))
+               AND r.finished >= $3 AND EXISTS(SELECT 1 FROM rating_changes ch WHERE ch.room = r.id)",
+            &[&sp, &np, &ms(at.saturating_sub(crate::rating::PAIR_WINDOW_MS))],
+        )
+        .await?
+        .get(0);
+    if today >= crate::rating::RATED_PER_PAIR_PER_DAY {
         return Ok(());
     }
     let Ok(rs) = ruleset.parse::<Ruleset>() else { return Ok(()) };
@@ -608,8 +628,9 @@ impl GameStore for PgStore {
             let rows = c
                 .query(
                     "SELECT p.id, p.name, r.rating, r.rd, r.vol, r.games FROM ratings r JOIN players p ON p.id = r.player
-                     WHERE r.grp=$1 AND r.updated>=$2 ORDER BY r.rating DESC, p.id LIMIT $3 OFFSET $4",
-                    &[&grp, &ms(since), &i64::from(limit), &i64::from(offset)],
+                     WHERE r.grp=$1 AND r.updated>=$2 ORDER BY r.rd > $5, r.rating DESC, p.id LIMIT $3 OFFSET $4",
+                    // Established players first, provisional ones after (issue 37).
+                    &[&grp, &ms(since), &i64::from(limit), &i64::from(offset), &crate::rating::PROVISIONAL_RD],
                 )
                 .await
                 .map_err(backend)?;

@@ -158,9 +158,12 @@ fn migrate(c: &Connection) -> Result<(), StoreError> {
 fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> rusqlite::Result<Vec<String>> {
     let mut st = c.prepare_cached(
         "UPDATE rooms SET closed=?1, creator_addr=NULL,
-           closed_reason = CASE WHEN south_claimed AND north_claimed THEN 'abandoned' ELSE 'unclaimed' END
+           closed_reason = CASE WHEN NOT (south_claimed AND north_claimed) THEN 'unclaimed'
+                 WHEN NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) THEN 'unstarted'
+                 ELSE 'abandoned' END
          WHERE finished IS NULL AND closed IS NULL
-           AND ((NOT (south_claimed AND north_claimed) AND created < ?2) OR last_active < ?3)
+           AND ((NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) AND last_active < ?2)
+                OR last_active < ?3)
          RETURNING id",
     )?;
     let ids = st.query_map(params![now as i64, unclaimed_before as i64, idle_before as i64], |r| r.get(0))?;
@@ -202,6 +205,21 @@ fn rate(c: &Connection, id: &str, o: &Outcome, at: u64) -> rusqlite::Result<()> 
     }
     let done: bool = c.query_row("SELECT EXISTS(SELECT 1 FROM rating_changes WHERE room=?1)", [id], |r| r.get(0))?;
     if done {
+        return Ok(());
+    }
+    // Issue 37: too short a game, or too many rated games of this pair today: unrated.
+    let plies: i64 = c.query_row("SELECT COUNT(*) FROM turns WHERE room=?1", [id], |r| r.get(0))?;
+    if plies < 2 * crate::rating::MIN_TURNS_EACH {
+        return Ok(());
+    }
+    let today: i64 = c.query_row(
+        "SELECT COUNT(*) FROM rooms r
+         WHERE ((r.south_player=?1 AND r.north_player=?2) OR (r.south_player=?2 AND r.north_player=?1))
+           AND r.finished >= ?3 AND EXISTS(SELECT 1 FROM rating_changes ch WHERE ch.room = r.id)",
+        params![sp, np, at.saturating_sub(crate::rating::PAIR_WINDOW_MS) as i64],
+        |r| r.get(0),
+    )?;
+    if today >= crate::rating::RATED_PER_PAIR_PER_DAY {
         return Ok(());
     }
     let Ok(rs) = ruleset.parse::<Ruleset>() else { return Ok(()) };
@@ -526,9 +544,10 @@ impl SqliteStore {
         let c = self.read.lock().expect("store lock");
         let mut st = c.prepare_cached(
             "SELECT p.id, p.name, r.rating, r.rd, r.vol, r.games FROM ratings r JOIN players p ON p.id = r.player
-             WHERE r.grp=?1 AND r.updated>=?2 ORDER BY r.rating DESC, p.id LIMIT ?3 OFFSET ?4",
+             WHERE r.grp=?1 AND r.updated>=?2 ORDER BY r.rd > ?5, r.rating DESC, p.id LIMIT ?3 OFFSET ?4",
         )?;
-        let rows = st.query_map(params![grp, since as i64, limit, offset], |r| {
+        // Established players first, provisional ones after (issue 37).
+        let rows = st.query_map(params![grp, since as i64, limit, offset, crate::rating::PROVISIONAL_RD], |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,

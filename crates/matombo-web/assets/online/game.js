@@ -3,6 +3,7 @@
 // engine (engine.js: matombo's own rules in WebAssembly) replays the moves the server sends
 // to draw the board, offers the decisions of a turn being built and gives each turn's
 // sowing for its animation, so that this page never reads positions or rulesets itself.
+import { isolate, nameElement } from './names.js';
 import { Board } from '../js/board.js';
 import { request } from '../js/engine.js';
 import { sound, soundButton } from '../js/sound.js';
@@ -182,7 +183,7 @@ function renderStatus(mine) {
 /** A side's name: the seat's chosen name, else the side's. */
 function sideName(side) {
   const seat = room.seats[side];
-  if (seat.name) return seat.name;
+  if (seat.name) return isolate(seat.name);
   return seat.taken ? sideWord(side) : words.free_seat;
 }
 
@@ -493,7 +494,8 @@ function onChat(v) {
   const li = document.createElement('li');
   li.dataset.from = v.from;
   const who = document.createElement('strong');
-  who.textContent = v.name || (v.from === 'south' || v.from === 'north' ? sideWord(v.from) : words.spectator);
+  if (v.name) who.replaceChildren(nameElement(v.name));
+  else who.textContent = v.from === 'south' || v.from === 'north' ? sideWord(v.from) : words.spectator;
   const text = document.createElement('span');
   text.className = 'chat-text';
   text.textContent = v.text;

@@ -1,5 +1,6 @@
 // The leaderboard of a rating group (docs/api.md): best rating first, the rating deviation
 // beside it, provisional ratings marked.
+import { nameElement } from './names.js';
 const $ = (id) => document.getElementById(id);
 const words = JSON.parse($('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
@@ -34,7 +35,7 @@ async function show(group) {
     const who = cell(tr, '');
     const a = document.createElement('a');
     a.href = `/online/player?id=${encodeURIComponent(p.id)}&lang=${lang}`;
-    a.textContent = p.name || p.id;
+    a.append(nameElement(p.name || p.id));
     who.append(a);
     cell(tr, `${Math.round(p.rating)}${p.provisional ? words.provisional_mark : ''} ±${Math.round(p.rd)}`, p.provisional ? 'provisional' : '');
     cell(tr, String(p.games));

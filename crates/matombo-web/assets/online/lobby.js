@@ -2,6 +2,7 @@
 // (docs/api.md, "The lobby WebSocket"); create, accept, cancel; quick pairing; the
 // player's identity (a secret kept in this browser, a display name, a transfer code).
 // Without the lobby (a server that has none) the form still makes a link game.
+import { isolate } from './names.js';
 const $ = (id) => document.getElementById(id);
 const words = JSON.parse($('ui-words').textContent);
 const fill = (t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
@@ -80,7 +81,7 @@ function ratingText(r) {
 
 function playerName(p) {
   if (!p) return '?';
-  return p.name || fill(words.anonymous_player, { id: (p.id || '').slice(0, 4) });
+  return isolate(p.name || fill(words.anonymous_player, { id: (p.id || '').slice(0, 4) }));
 }
 
 function cell(tr, text, cls) {

@@ -1,4 +1,5 @@
 // A player's ratings and game history (the visitor's own, or `?id=`'s).
+import { isolate, nameElement } from './names.js';
 const $ = (id) => document.getElementById(id);
 const words = JSON.parse($('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
@@ -31,7 +32,7 @@ async function start() {
     return;
   }
   const p = await r.json();
-  $('player-title').textContent = p.name || fill(words.anonymous_player, { id: p.id.slice(0, 4) });
+  $('player-title').replaceChildren(nameElement(p.name || fill(words.anonymous_player, { id: p.id.slice(0, 4) })));
   for (const [g, v] of Object.entries(p.ratings || {})) {
     const li = document.createElement('li');
     li.textContent = `${groupName(g)}: ${rating(v)} · ${fill(words.n_games, { n: v.games })}`;
@@ -42,7 +43,7 @@ async function start() {
     const tr = document.createElement('tr');
     cell(tr, g.finished ? new Date(g.finished).toLocaleString(lang) : '');
     cell(tr, g.ruleset);
-    cell(tr, g.opponent ? g.opponent.name || g.opponent.id : '?');
+    cell(tr, g.opponent ? isolate(g.opponent.name || g.opponent.id) : '?');
     const change = g.before && g.after ? ` ${Math.round(g.before.rating)} → ${Math.round(g.after.rating)}` : '';
     cell(tr, `${g.result}${g.rated ? change : ` · ${words.unrated}`}`);
     const a = document.createElement('a');

@@ -13,6 +13,7 @@ use anyhow::Context;
   matombo serve --host 0.0.0.0 --port 80 --db /var/lib/matombo/online.sqlite
   matombo serve --db postgres://matombo@127.0.0.1:5432/matombo   # a PostgreSQL database
   matombo serve --allow-origin https://example.org   # pages of another site may use the API
+  matombo serve --host 0.0.0.0 --public-host mancala.example   # answer to this name too
   matombo serve --egtb egtb           # the AI and the board use the endgame tables in ./egtb
   matombo serve --trusted-proxy 127.0.0.1/32 --metrics 127.0.0.1:9090   # behind nginx
   matombo serve --tls-cert cert.pem --tls-key key.pem --port 443 --hsts
@@ -38,6 +39,11 @@ pub struct Args {
     /// WebSocket, besides the server's own; repeatable; `*` allows any.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    /// A host name the server answers to (e.g. `mancala.example`; repeatable), besides the
+    /// loopback names and the address it listens on; a request with any other `Host`
+    /// is refused (421), against DNS rebinding. Behind a proxy: the public name.
+    #[arg(long, value_name = "NAME")]
+    pub public_host: Vec<String>,
     /// Endgame tables (the directory `matombo egtb build --dir` wrote): the AI probes the
     /// tables of its game's ruleset and the board shows their exact results. Every file
     /// is read and checked first; a missing or damaged table stops the start.
@@ -113,7 +119,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => matombo_web::egtb::Egtb::none(),
     };
-    let config = matombo_web::Config { host: args.host, port: args.port, db: args.db, limits };
+    let public_host = args.public_host;
+    // Checked before anything starts; set on the address actually bound below.
+    matombo_web::hosts::AllowedHosts::of(std::net::Ipv4Addr::LOCALHOST.into(), &public_host)
+        .map_err(anyhow::Error::msg)?;
+    let mut config = matombo_web::Config { host: args.host, port: args.port, db: args.db, limits };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     let served = runtime.block_on(async move {
         // Installed before anything records, so that every figure is counted.
@@ -138,6 +148,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (listener, addr) = matombo_web::bind(&config)
             .await
             .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+        config.limits.allowed_hosts =
+            matombo_web::hosts::AllowedHosts::of(addr.ip(), &public_host).map_err(anyhow::Error::msg)?;
         let (app, pool) = matombo_web::app_observed(online.clone(), egtb);
         if let (Some(handle), Some(maddr)) = (recorder, args.metrics) {
             let ml = matombo_web::metrics::bind(maddr)
