@@ -417,7 +417,11 @@ async fn an_unclaimed_room_expires_frees_its_quota_and_stays_closed_after_a_rest
     let unclaimed = create(addr).await;
     let a = unclaimed["id"].as_str().unwrap().to_string();
     let mut ws = connect(addr, &a, unclaimed["token"].as_str().unwrap()).await;
-    let (b, _, _) = claimed_room(addr).await;
+    // A claimed room with a turn played is a game in progress: the unclaimed delay (which
+    // also closes a claimed room with no turn, as 'unstarted') does not apply to it.
+    let mut t = table(addr, 1).await;
+    t.play(0).await.expect("a first turn");
+    let b = t.id.clone();
     assert_eq!(try_create(addr).await, 429, "the quota of 2 rooms per address is full");
     // The creator, still connected, hears of the closing.
     let closed = next_of_type(&mut ws, "closed", Duration::from_secs(5)).await;
