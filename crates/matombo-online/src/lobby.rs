@@ -520,10 +520,7 @@ async fn identify(
 /// Refuses a name that looks like another identity's (issue 42, names that cannot deceive).
 fn check_look_alike(s: &OnlineState, id: &str, name: &str) -> Result<(), ApiError> {
     if s.inner.lobby.names.taken_by_other(id, name).is_some() {
-        return Err(ApiError::new(
-            ErrorCode::InvalidField,
-            "name: looks like another player's name; choose another",
-        ));
+        return Err(ApiError::new(ErrorCode::InvalidField, "name: looks like another player's name; choose another"));
     }
     Ok(())
 }
