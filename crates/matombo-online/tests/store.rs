@@ -319,3 +319,66 @@ async fn postgres_migrations_are_versioned_and_refuse_a_newer_schema() {
     let e = store::open(&Db::Postgres(url)).await.err().unwrap();
     assert!(matches!(e, StoreError::Schema(_)) && e.to_string().contains("newer matombo"), "{e}");
 }
+
+/// A PostgreSQL tool (`pg_dump`, `pg_restore`): Debian's wrapper on PATH, else the newest
+/// version's own folder.
+fn pg_tool(name: &str) -> std::path::PathBuf {
+    let mut dirs: Vec<_> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.flatten().map(|e| e.path().join("bin").join(name)).filter(|p| p.exists()).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    dirs.pop().unwrap_or_else(|| name.into())
+}
+
+fn run_tool(name: &str, args: &[&str]) {
+    let out = std::process::Command::new(pg_tool(name)).args(args).output().unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(out.status.success(), "{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// docs/operating.md's backup of the PostgreSQL store, run as written: `pg_dump` of a live
+/// store (a game in progress, a finished rated game), `pg_restore` into a fresh database,
+/// and the store opened on the copy holds both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pg_dump_of_the_store_restores_with_every_game() {
+    let Some(base) = pg_url() else { return };
+    let url = fresh_pg(&base, "dump").await;
+    let s = store::open(&Db::Postgres(url.clone())).await.unwrap();
+    for p in ["ana", "ben"] {
+        s.write(player(p)).await.unwrap();
+    }
+    rated_game(&s, "done", "ana", "ben").await;
+    s.write(resign("done", Side::South)).await.unwrap();
+    s.write(create("live", "tsoro:8")).await.unwrap();
+    s.write(claim("live")).await.unwrap();
+    let mut game = matombo_core::Game::new(Position::start("tsoro:8".parse().unwrap()));
+    for ply in 0..3 {
+        let token = game.position().turns().next().unwrap().0.to_string();
+        s.write(Op::Turn { id: "live".into(), ply, token: token.clone(), remaining: None, at: 2_500, end: None })
+            .await
+            .unwrap();
+        game.play(&token.parse().unwrap()).unwrap();
+    }
+    let ana = s.player("ana".into()).await.unwrap().unwrap();
+    assert_eq!(ana.ratings[0].2, 1, "the finished game was rated");
+
+    let dir = std::env::temp_dir().join(format!("matombo-pgdump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("matombo.dump");
+    run_tool("pg_dump", &["--format=custom", &format!("--file={}", dump.display()), &url]);
+    let copy = fresh_pg(&base, "restored").await;
+    run_tool(
+        "pg_restore",
+        &["--clean", "--if-exists", "--no-owner", &format!("--dbname={copy}"), &dump.display().to_string()],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let r = store::open(&Db::Postgres(copy)).await.expect("the restored store opens");
+    let live = r.load_room("live".into(), 4_000).await.unwrap().expect("the game in progress");
+    assert_eq!(live.game.moves(), game.moves());
+    assert!(live.seats[1].claimed);
+    let archive = r.archive(10, 0).await.unwrap();
+    assert_eq!(archive.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(), ["done"]);
+    let restored = r.player("ana".into()).await.unwrap().unwrap();
+    assert_eq!((restored.ratings[0].1.rating, restored.ratings[0].2), (ana.ratings[0].1.rating, 1));
+    assert_eq!(r.rating_changes("done".into()).await.unwrap().len(), 2);
+}
