@@ -40,7 +40,12 @@ pub(super) fn secret(label: &str) -> String {
 
 /// A lobby connection from `src` as the identity of `secret`, named `name`: the socket
 /// and the player's id; the error is the refusal.
-pub(super) async fn identity(src: IpAddr, server: SocketAddr, secret: &str, name: &str) -> Result<(Ws, String), String> {
+pub(super) async fn identity(
+    src: IpAddr,
+    server: SocketAddr,
+    secret: &str,
+    name: &str,
+) -> Result<(Ws, String), String> {
     let mut ws =
         net::websocket(src, server, "/api/online/lobby/ws", None).await.map_err(|s| format!("lobby upgrade {s}"))?;
     send(&mut ws, json!({"type": "hello", "player": secret, "name": name})).await?;

@@ -123,14 +123,16 @@ async fn lane(
                 Ok((m, challenge)) => {
                     let room = m["room"].as_str().unwrap_or_default().to_string();
                     let fs = side_of(&m);
-                    let mine = Seat { room: room.clone(), side: fs, token: m["token"].as_str().unwrap_or_default().into() };
+                    let mine =
+                        Seat { room: room.clone(), side: fs, token: m["token"].as_str().unwrap_or_default().into() };
                     // The victim's `matched` (his own token) on his lobby connection.
                     let Some(mv) = matched(v, &challenge).await else {
                         tally.count("victim not matched");
                         continue;
                     };
                     tally.count("challenge accepted");
-                    let theirs = Seat { room, side: fs.opponent(), token: mv["token"].as_str().unwrap_or_default().into() };
+                    let theirs =
+                        Seat { room, side: fs.opponent(), token: mv["token"].as_str().unwrap_or_default().into() };
                     [mine, theirs]
                 }
                 Err(e) => {
