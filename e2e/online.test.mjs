@@ -251,6 +251,9 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   const carol = await person(browser);
   await carol.goto(`${base}/online/`);
   await alice.waitForFunction(() => document.getElementById('lobby-status').textContent === '');
+  // The rules of rated games, with the numbers the lobby's welcome gives (issue 37).
+  const rules = await alice.textContent('#rated-rules');
+  assert(/\b2\b/.test(rules) && /\b3\b/.test(rules), `the rated games' rules: ${rules}`);
   await alice.selectOption('#create-game', 'tsoro');
   await alice.selectOption('#create-size', '8');
   await alice.selectOption('select[name=side]', 'south');
@@ -288,6 +291,11 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   assert(!(await alice.textContent('#chat-log-players')).includes('nice opening'), "spectators' lines stay with spectators");
   await bob.screenshot({ path: join(out, 'online-room-1280-chat.png') });
 
+  // A second turn each: a rated game counts once each side has played two.
+  await playTurn(alice);
+  await bob.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 3);
+  await playTurn(bob);
+  await alice.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 4);
   // The game ends (Bob resigns, confirmed on the page); a rematch, colours swapped.
   await bob.click('#btn-resign');
   await bob.click('#btn-resign-yes');
@@ -307,6 +315,9 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   await alice.goto(`${base}/online/leaderboard?group=tsoro-small`);
   await alice.waitForFunction(() => document.querySelectorAll('#board-table tbody tr').length >= 2);
   assert((await alice.textContent('#board-table')).includes('±'), 'ratings shown with their deviation');
+  // Both have one rated game: provisional, under the heading of provisional ratings.
+  const head = await alice.$$eval('#board-table tbody tr', (rows) => rows.map((r) => r.className));
+  assert(head[0] === 'provisional-head', `provisional players listed apart: ${head}`);
   noErrors(alice, bob, carol);
 });
 

@@ -245,7 +245,7 @@ pub enum RoomMsg {
     },
     /// The game was closed unfinished.
     Closed {
-        /// `unclaimed`, `abandoned` or `aborted`.
+        /// `unclaimed`, `unstarted`, `abandoned` or `aborted`.
         reason: &'static str,
         /// The side that aborted (only for `aborted`).
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -60,7 +60,21 @@ async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
 }
 
 async fn player(addr: SocketAddr, c: char) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    player_from(IpAddr::V4(Ipv4Addr::LOCALHOST), addr, c).await
+}
+
+/// A WebSocket to `path` from the source address `src` (another person to the server's
+/// per-address bounds: Linux routes all of 127.0.0.0/8 to loopback).
+async fn open_from(src: IpAddr, addr: SocketAddr, path: &str) -> Ws {
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.bind(SocketAddr::new(src, 0)).unwrap();
+    let stream = tokio_tungstenite::MaybeTlsStream::Plain(sock.connect(addr).await.unwrap());
+    tokio_tungstenite::client_async(format!("ws://{addr}{path}"), stream).await.unwrap().0
+}
+
+/// The lobby identity of secret `c`×40 (named `P{c}`) from `src`, welcomed.
+async fn player_from(src: IpAddr, addr: SocketAddr, c: char) -> (Ws, Value) {
+    let mut ws = open_from(src, addr, "/api/online/lobby/ws").await;
     let secret: String = std::iter::repeat_n(c, 40).collect();
     send(&mut ws, json!({"type": "hello", "player": secret, "name": format!("P{c}")})).await;
     let w = recv_type(&mut ws, "welcome").await;
@@ -155,6 +169,89 @@ async fn lobby_rooms_count_against_the_address_and_identity_quotas() {
     play_and_resign(addr, ma, mb, 1, "north").await;
     let (ok, _, _) = challenge_accepted(&mut c, &mut d, false).await;
     assert_eq!(ok["type"], "matched", "{ok}");
+}
+
+/// The probe of issue 37: one address, 10 identities, each pair accepting the other's
+/// link-only challenges until refused. The address's quota (20 unfinished games, the
+/// production value) bounds them all together; every refusal leaves the challenge open
+/// (withdrawn by its maker); another address still creates a room and meets in the lobby.
+#[tokio::test]
+async fn an_accept_flood_from_one_address_with_ten_identities_stops_at_its_quota() {
+    let limits = fast();
+    let quota = Limits::default().rooms_per_addr;
+    assert_eq!(limits.rooms_per_addr, quota);
+    let addr = server("flood", limits).await;
+    let mut ids = Vec::new();
+    for c in '0'..='9' {
+        ids.push(player(addr, c).await.0);
+    }
+    let (mut made, mut refused) = (std::collections::HashSet::new(), 0);
+    for round in 0..2 * quota {
+        for pair in ids.chunks_mut(2) {
+            let [a, b] = pair else { unreachable!("ten identities, in pairs") };
+            let (x, y) = if round % 2 == 0 { (a, b) } else { (b, a) };
+            let (got, _, challenge) = challenge_accepted(x, y, false).await;
+            if got["type"] == "matched" {
+                assert!(made.insert(got["room"].as_str().unwrap().to_string()), "{got}");
+                continue;
+            }
+            assert_eq!(got["error"], "too_many_rooms", "{got}");
+            refused += 1;
+            // Refused, the challenge is still there: its maker withdraws it.
+            send(x, json!({"type": "cancel", "id": challenge})).await;
+            assert_eq!(recv_type(x, "challenge_removed").await["reason"], "cancelled");
+        }
+    }
+    assert_eq!(made.len(), quota, "rooms made from one address, whatever its identities");
+    assert_eq!(refused, 10 * quota - quota);
+    // Another address is not held to it: a room by POST, a meeting in the lobby.
+    let other = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+    let client = reqwest::Client::builder().local_address(other).build().unwrap();
+    let r = client
+        .post(format!("http://{addr}/api/online/rooms"))
+        .json(&json!({"ruleset": "tsoro:8", "side": "south"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let (mut h1, _) = player_from(other, addr, 'h').await;
+    let (mut h2, _) = player_from(other, addr, 'k').await;
+    let (ok, _, _) = challenge_accepted(&mut h1, &mut h2, false).await;
+    assert_eq!(ok["type"], "matched", "{ok}");
+}
+
+/// A rematch is a room like any other: refused at the quota (nothing made, the offer
+/// kept), made once a game ends and frees a slot.
+#[tokio::test]
+async fn a_rematch_counts_against_the_quota_and_waits_when_refused() {
+    let limits = Limits { rooms_per_addr: 2, ..fast() };
+    let addr = server("rematch-quota", limits).await;
+    let (mut a, _) = player(addr, 'a').await;
+    let (mut b, _) = player(addr, 'b').await;
+    let (g1b, g1a, _) = challenge_accepted(&mut a, &mut b, false).await;
+    let g1a = g1a.unwrap();
+    let (g2b, g2a, _) = challenge_accepted(&mut a, &mut b, false).await;
+    // Game 1 ends (North resigns at once): one slot free, taken by game 3.
+    let id1 = g1a["room"].as_str().unwrap();
+    let (mut s1, _) = room(addr, id1, g1a["token"].as_str().unwrap()).await;
+    let (mut n1, _) = room(addr, id1, g1b["token"].as_str().unwrap()).await;
+    send(&mut n1, json!({"type": "resign"})).await;
+    assert_eq!(recv_type(&mut s1, "end").await["type"], "end");
+    let (g3, _, _) = challenge_accepted(&mut a, &mut b, false).await;
+    assert_eq!(g3["type"], "matched", "{g3}");
+    // The rematch of game 1: offered, then refused at the quota when accepted.
+    send(&mut n1, json!({"type": "rematch"})).await;
+    assert_eq!(recv_type(&mut s1, "rematch").await["offered_by"], "north");
+    send(&mut s1, json!({"type": "rematch"})).await;
+    let e = recv_type(&mut s1, "rematch_ready").await;
+    assert_eq!(e["error"], "too_many_rooms", "{e}");
+    // Game 2 ends: the offer still stands and is accepted now.
+    play_and_resign(addr, &g2a.unwrap(), &g2b, 0, "south").await;
+    send(&mut s1, json!({"type": "rematch"})).await;
+    let ready = recv_type(&mut s1, "rematch_ready").await;
+    assert_eq!(ready["type"], "rematch_ready", "{ready}");
+    assert_eq!(ready["side"], "north", "colours swapped: {ready}");
+    assert_eq!(recv_type(&mut n1, "rematch_ready").await["side"], "south");
 }
 
 #[tokio::test]

@@ -9,7 +9,9 @@
 mod attacks;
 mod audience;
 pub mod honest;
+mod lobby_flood;
 pub mod net;
+mod rating_farm;
 mod rebinding;
 
 use std::collections::BTreeMap;
@@ -35,7 +37,7 @@ pub enum Scale {
 }
 
 /// The attacks, in the order they run.
-pub const ATTACKS: [&str; 9] = [
+pub const ATTACKS: [&str; 11] = [
     "foreign-origin",
     "huge-tags",
     "long-game",
@@ -45,6 +47,8 @@ pub const ATTACKS: [&str; 9] = [
     "room-fill",
     "audience",
     "dns-rebinding",
+    "lobby-flood",
+    "rating-farm",
 ];
 
 /// What an honest client must see during every attack for it to pass.
@@ -163,6 +167,8 @@ async fn one(config: &Config, name: &str, server: SocketAddr, seed: u64) -> Atta
         "room-fill" => attacks::room_fill(server, until, scale, tally.clone()).await,
         "audience" => audience::audience(server, until, scale, tally.clone()).await,
         "dns-rebinding" => rebinding::dns_rebinding(server, until, scale, tally.clone()).await,
+        "lobby-flood" => lobby_flood::lobby_flood(server, until, scale, tally.clone()).await,
+        "rating-farm" => rating_farm::rating_farm(server, until, scale, tally.clone()).await,
         _ => unreachable!("checked against ATTACKS"),
     };
     let honest = honest.await.unwrap_or_default();

@@ -1,5 +1,6 @@
 // The leaderboard of a rating group (docs/api.md): best rating first, the rating deviation
-// beside it, provisional ratings marked.
+// beside it, provisional ratings marked; the server lists them after the established ones,
+// under a heading row of their own (issue 37: a farmed rating does not lead the board).
 import { nameElement } from './names.js';
 const $ = (id) => document.getElementById(id);
 const words = JSON.parse($('ui-words').textContent);
@@ -29,7 +30,19 @@ async function show(group) {
     return;
   }
   const v = await r.json();
+  let heading = false;
   for (const p of v.players) {
+    if (p.provisional && !heading) {
+      heading = true;
+      const tr = document.createElement('tr');
+      tr.className = 'provisional-head';
+      const th = document.createElement('th');
+      th.colSpan = 4;
+      th.scope = 'rowgroup';
+      th.textContent = words.provisional_players;
+      tr.append(th);
+      tbody.append(tr);
+    }
     const tr = document.createElement('tr');
     cell(tr, String(p.rank));
     const who = cell(tr, '');

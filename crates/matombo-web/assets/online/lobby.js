@@ -193,6 +193,13 @@ function handle(v) {
       games.clear();
       for (const g of v.games || []) games.set(g.id, g);
       seeking = v.seeking || null;
+      // The server's own rules of rated games (the page's text has the defaults).
+      if (v.rated_rules) {
+        $('rated-rules').textContent = fill(words.rated_rules, {
+          turns: v.rated_rules.min_turns_each,
+          games: v.rated_rules.per_pair_per_day,
+        });
+      }
       $('lobby-status').textContent = '';
       if (pendingChallenge) offerInvitedChallenge();
       break;
