@@ -11,8 +11,7 @@ import { bonusPrompt, pathOf, portraitWanted, startHole, stoneTotal, TurnControl
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('play');
-const $ = (id) => document.getElementById(id);
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+import { $, fill } from './page.js';
 const sideWord = (side) => (side === 'South' || side === 'south' || side === 'S' ? words.south : words.north);
 // The engine writes sides as the JSON API does, "south" / "north"; this page says "South" / "North".
 const pageSide = (side) => (side === 'south' ? 'South' : side === 'north' ? 'North' : side);

@@ -11,8 +11,7 @@ import { showExact } from './egtb.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('review');
-const $ = (id) => document.getElementById(id);
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+import { $, fill } from './page.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const params = new URLSearchParams(location.search);
 const budgetSelect = $('budget');
@@ -173,6 +172,7 @@ function scoreable() {
 }
 
 function reviewBody(extra = {}) {
+  /** @type {Record<string, any>} */
   const body = { start: game.start, moves: game.moves, scores, ...extra };
   if (game.resigned) body.resigned = game.resigned;
   return body;

@@ -9,9 +9,8 @@ import { request } from '../js/engine.js';
 import { sound, soundButton } from '../js/sound.js';
 import { bonusPrompt, portraitWanted, startHole, stoneTotal, TurnController } from '../js/turn.js';
 
-const $ = (id) => document.getElementById(id);
+import { $, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
-const fill = (t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const root = $('room');
 const id = root.dataset.room;
 const key = `matombo-online-${id}`;
@@ -51,6 +50,7 @@ let ws = null;
 let token = null;
 let retry = 500;
 let stateSeen = false;
+/** @type {false | 'closed' | 'missing'} */
 let ended = false; // the room takes no more connections (closed, missing)
 let clockBase = null;
 let queue = Promise.resolve();

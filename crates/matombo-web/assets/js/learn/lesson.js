@@ -11,12 +11,11 @@ import { describe, meets } from './goal.js';
 import * as progress from './progress.js';
 import { bonusPrompt, TurnController } from '../turn.js';
 
-const $ = (id) => document.getElementById(id);
+import { $, fill } from '../page.js';
 const words = JSON.parse($('ui-words').textContent);
 const data = JSON.parse($('lesson-data').textContent);
 const say = data.words;
 const root = $('lesson');
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const speed = Number(localStorage.getItem('matombo-speed') ?? 2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, speed >= 4 ? ms / 4 : ms));
 const sideWord = (s) => (s === 'north' ? words.north : words.south);
