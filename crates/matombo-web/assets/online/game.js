@@ -3,6 +3,7 @@
 // engine (engine.js: matombo's own rules in WebAssembly) replays the moves the server sends
 // to draw the board, offers the decisions of a turn being built and gives each turn's
 // sowing for its animation, so that this page never reads positions or rulesets itself.
+import { setClock, showClocks } from './clock.js';
 import { isolate, nameElement } from './names.js';
 import { Board } from '../js/board.js';
 import { request } from '../js/engine.js';
@@ -52,7 +53,6 @@ let retry = 500;
 let stateSeen = false;
 /** @type {false | 'closed' | 'missing'} */
 let ended = false; // the room takes no more connections (closed, missing)
-let clockBase = null;
 let queue = Promise.resolve();
 const muted = new Set(saved.muted || []);
 
@@ -300,38 +300,6 @@ async function lookAt(n) {
     at = n;
   }
   render();
-}
-
-// ---- clocks -----------------------------------------------------------------------
-
-function fmtClock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, '0')}`;
-}
-
-function showClocks() {
-  for (const side of ['south', 'north']) {
-    const e = $(`${side}-clock`);
-    if (!e) continue;
-    if (!clockBase) {
-      e.textContent = '';
-      e.hidden = true;
-      continue;
-    }
-    let ms = clockBase[`${side}_ms`];
-    if (clockBase.running === side) ms -= performance.now() - clockBase.at;
-    e.hidden = false;
-    e.textContent = fmtClock(ms);
-    e.classList.toggle('running', clockBase.running === side);
-    e.classList.toggle('low', ms < 10000);
-  }
-}
-setInterval(showClocks, 250);
-
-function setClock(c) {
-  clockBase = c ? { ...c, at: performance.now() } : null;
-  showClocks();
 }
 
 // ---- playing ----------------------------------------------------------------------
