@@ -861,7 +861,7 @@ async function showHint() {
   if (!humanToDecide() || busy) return;
   try {
     const a = await api('/api/ai', { start: game.start, moves: game.moves, level: 'medium' });
-    hint = { hole: a.token.match(/^[AaBb]\d+/)[0], at: game.moves.length };
+    hint = { hole: startHole(a.token), at: game.moves.length };
     $('hint').textContent = fill(words.hint_is, { move: a.token });
     // Endgame tables (egtb.js): "· Endgame tables: win in 7" when the server knows.
     noteExact($('hint'), game.start, game.moves, words);

@@ -28,7 +28,7 @@ export function pathOf(/** @type {GameEvent[]} */ events) {
 /** The start hole of a turn's token (`B2+xb3` → `B2`). */
 export function startHole(/** @type {string} */ token) {
   const m = token.match(/^[AaBb]\d+/);
-  return m ? m[0] : token;
+  return m ? m[0] : '';
 }
 
 /**
