@@ -8,7 +8,8 @@
 #   MATOMBO_BIN=target/debug/matombo bash e2e/run.sh   # use an existing binary
 #   E2E_ONLY=rules bash e2e/run.sh                      # only tests whose name contains "rules"
 #
-# Installs what it needs: Debian's chromium (apt) and playwright-core (npm ci).
+# Installs what it needs: Debian's chromium (apt), playwright-core and typescript (npm ci).
+# First type-checks the site's JavaScript (tsc --checkJs --noEmit, e2e/tsconfig.json).
 # Screenshots go to e2e/out/. Exits non-zero if any test fails.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,9 +27,15 @@ if ! command -v npm >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q nodejs npm >&2
   else sudo apt-get update -q && sudo apt-get install -y -q nodejs npm >&2; fi
 fi
-if [ ! -d node_modules/playwright-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ]; then
   npm ci --no-audit --no-fund >&2
 fi
+
+# The site's JavaScript type-checked (JSDoc types; tsconfig.json, wire types in
+# assets/js/wire.js): a type error fails the run like a failed test.
+echo "== tsc --checkJs" >&2
+tsc_failed=0
+if ! node_modules/.bin/tsc -p tsconfig.json >&2; then tsc_failed=1; echo "tsc: type errors (above)" >&2; fi
 
 if [ -z "${MATOMBO_BIN:-}" ]; then
   (cd "$root" && cargo build --release -p matombo >&2)
@@ -79,5 +86,6 @@ for script in tests.mjs *.test.mjs; do
   passed=$((passed + p))
   failed=$((failed + f))
 done
+failed=$((failed + tsc_failed))
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

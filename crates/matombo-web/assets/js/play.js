@@ -7,11 +7,11 @@ import { randomSeed, request, Searcher } from './engine.js';
 // Endgame tables (issue 28): exact results from the server, when it has tables.
 import { clearExact, noteExact, showExact } from './egtb.js';
 import { sound, soundButton } from './sound.js';
+import { bonusPrompt, pathOf, portraitWanted, startHole, stoneTotal, TurnController } from './turn.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('play');
-const $ = (id) => document.getElementById(id);
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+import { $, fill } from './page.js';
 const sideWord = (side) => (side === 'South' || side === 'south' || side === 'S' ? words.south : words.north);
 // The engine writes sides as the JSON API does, "south" / "north"; this page says "South" / "North".
 const pageSide = (side) => (side === 'south' ? 'South' : side === 'north' ? 'North' : side);
@@ -275,11 +275,16 @@ async function api(path, body) {
 
 const stopped = (e) => e && e.name === 'AbortError';
 
-function gameBody(extra = {}) {
-  const body = { start: game.start, moves: game.moves, pending: game.pending, ...extra };
+/** The position the turn is built from (the game's start, turns and resignation). */
+function gameBody() {
+  /** @type {import('./wire.js').GameRequest} */
+  const body = { start: game.start, moves: game.moves };
   if (game.resigned) body.resigned = game.resigned;
   return body;
 }
+
+// The turn being built: the engine's answers to each click (turn.js).
+const turn = new TurnController((body) => request('/api/game', body));
 
 function message(text, kind = '') {
   const m = $('tool-message');
@@ -287,17 +292,8 @@ function message(text, kind = '') {
   m.className = `tool-message ${kind}`;
 }
 
-/**
- * On a screen taller than wide, the board is turned when its pits would be under 40 CSS
- * pixels across (a pit is 50 of a hole's 60 units; the margins take 68 units).
- */
-function portraitWanted(n) {
-  const width = $('board-scroll').clientWidth || window.innerWidth;
-  return window.innerHeight > window.innerWidth && (width / (n + 68 / 60)) * (50 / 60) < 40;
-}
-
 function ensureBoard(info) {
-  const portrait = portraitWanted(info.n);
+  const portrait = portraitWanted($('board-scroll'), info.n);
   // A person playing North against the computer has North's rows nearest.
   const flip = settings.mode === 'ai' && settings.human === 'North';
   const key = `${info.n}|${info.head_holes.join(',')}|${portrait}|${flip}`;
@@ -337,7 +333,7 @@ function render() {
   // The engine takes the picks made (in any order) out of the rows and offers the holes left.
   board.setRows(state.rows);
   board.setClickable(mine ? state.clickable : [], state.phase === 'bonus' ? 'take' : 'start');
-  const lastStart = state.moves.length ? [state.moves[state.moves.length - 1].match(/^[AaBb]\d+/)[0]] : [];
+  const lastStart = state.moves.length ? [startHole(state.moves[state.moves.length - 1])] : [];
   // The last turn's start and path stay marked until the next turn is under way.
   const known = lastTurn && lastTurn.key === lastTurnKey() ? lastTurn : null;
   if (state.moves.length && !known && !busy) learnLastTurn();
@@ -373,13 +369,10 @@ function render() {
       cont.disabled = !state.legal.includes('continue') || busy;
       stop.disabled = !state.legal.includes('stop') || busy;
     } else if (state.phase === 'bonus') {
-      const left = state.left;
+      prompt = bonusPrompt(state, words, fill);
       if (state.ruleset.game === 'tsoro') {
-        prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
         done.hidden = false;
         done.disabled = busy;
-      } else {
-        prompt = left === 1 ? words.take_one_more : fill(words.take_n_more, { n: left });
       }
     }
   }
@@ -568,8 +561,7 @@ function sideName(side) {
 function renderSides() {
   for (const side of ['North', 'South']) {
     const bar = $(`side-${side.toLowerCase()}`);
-    const rows = side === 'South' ? ['A', 'B'] : ['a', 'b'];
-    const total = rows.reduce((t, r) => t + state.rows[r].reduce((a, b) => a + b, 0), 0);
+    const total = stoneTotal(state.rows, side);
     const toMove = !state.outcome && pageSide(state.to_move) === side;
     const name = sideName(side);
     if (bar.dataset.name === name && bar.dataset.total === String(total) && bar.dataset.toMove === String(toMove)) continue;
@@ -596,23 +588,15 @@ function renderSides() {
 
 const lastTurnKey = () => JSON.stringify([game.start, game.moves]);
 
-/** The holes a turn's laps sowed into, each once, in order (the engine's lap paths). */
-function pathOf(events) {
-  return [...new Set(events.flatMap((e) => (e.type === 'lap' ? e.path : [])))];
-}
-
 /** Asks the engine what the last turn did (after a load, an undo or a click in the list). */
 async function learnLastTurn() {
   const key = lastTurnKey();
   if (lastTurn && lastTurn.key === key) return;
   lastTurn = { key, pending: true, path: [] };
-  const moves = game.moves.slice(0, -1);
-  const token = game.moves[game.moves.length - 1];
   try {
-    const before = await api('/api/game', { start: game.start, moves });
-    const after = await api('/api/game', { start: game.start, moves, token });
+    const t = await turn.effectOf({ start: game.start }, game.moves);
     if (lastTurnKey() !== key) return;
-    lastTurn = { key, before: before.rows, events: after.events, mover: pageSide(before.to_move), path: pathOf(after.events) };
+    lastTurn = { key, before: t.before, events: t.events, mover: pageSide(t.mover), path: t.path };
     if (state && !busy) render();
   } catch (_) {
     /* marks are an aid; the game goes on without them */
@@ -639,13 +623,13 @@ async function load() {
   // Tests and assistive tools read this: the board is not settled until the reply is shown.
   root.dataset.busy = 'true';
   try {
-    state = await api('/api/game', gameBody());
+    state = await turn.begin(gameBody(), game.pending);
   } catch (e) {
     // A stored game that no longer loads: start afresh rather than show nothing.
     message(e.message, 'error');
     game = { start: root.dataset.start, moves: [], pending: [], resigned: null };
     tree = { kids: [] };
-    state = await api('/api/game', gameBody());
+    state = await turn.begin(gameBody());
   }
   render();
   maybeAi();
@@ -656,7 +640,7 @@ async function load() {
  * A bonus pick that leaves the bonus open is shown at once: the engine has taken it out of
  * the rows.
  */
-async function send(extra) {
+async function send(decisions, token) {
   if (busy) return;
   // Read before the buttons are disabled (which drops their focus).
   const keyboard = document.activeElement && document.querySelector('.board-column').contains(document.activeElement);
@@ -665,8 +649,9 @@ async function send(extra) {
   const gen = generation;
   render();
   let next;
+  let pickOnly;
   try {
-    next = await api('/api/game', gameBody(extra));
+    ({ next, pickOnly } = await (token ? turn.play(token) : turn.apply(decisions)));
   } catch (e) {
     busy = false;
     message(`${words.illegal}: ${e.message}`, 'error');
@@ -674,7 +659,6 @@ async function send(extra) {
     return;
   }
   $('btn-skip').disabled = false;
-  const pickOnly = state.phase === 'bonus' && next.phase === 'bonus' && next.moves.length === state.moves.length;
   if (!pickOnly) await board.animate(next.events, mover);
   if (gen !== generation) {
     // New game (or a loaded game) while this turn was animating: it belongs to the old game.
@@ -719,7 +703,7 @@ function decide(decision) {
   hint = null;
   $('hint').textContent = '';
   message('');
-  send({ apply: [decision] });
+  send([decision]);
 }
 
 /** Ends a Tsoro bonus early: the engine records the picks made in canonical order. */
@@ -730,8 +714,8 @@ function finishPicks() {
 
 function onHole(label) {
   if (!humanToDecide() || busy) return;
-  if (state.phase === 'start' && state.legal.includes(`sow ${label}`)) decide(`sow ${label}`);
-  else if (state.phase === 'bonus' && state.legal.includes(`take ${label}`)) decide(`take ${label}`);
+  const decision = turn.decisionFor(label);
+  if (decision) decide(decision);
 }
 
 async function maybeAi() {
@@ -755,7 +739,7 @@ async function maybeAi() {
     render();
     return;
   }
-  await send({ token: answer.token });
+  await send([], answer.token);
 }
 
 function cancelAi() {
@@ -877,7 +861,7 @@ async function showHint() {
   if (!humanToDecide() || busy) return;
   try {
     const a = await api('/api/ai', { start: game.start, moves: game.moves, level: 'medium' });
-    hint = { hole: a.token.match(/^[AaBb]\d+/)[0], at: game.moves.length };
+    hint = { hole: startHole(a.token), at: game.moves.length };
     $('hint').textContent = fill(words.hint_is, { move: a.token });
     // Endgame tables (egtb.js): "· Endgame tables: win in 7" when the server knows.
     noteExact($('hint'), game.start, game.moves, words);
@@ -1286,7 +1270,7 @@ $('btn-skip').addEventListener('click', () => board && board.skip());
 $('btn-replay').addEventListener('click', replayLast);
 // A phone turned over: the board is drawn again in the orientation that fits.
 window.addEventListener('resize', () => {
-  if (state && !busy && board && !board.animating && boardKey.split('|')[2] !== String(portraitWanted(state.ruleset.n))) {
+  if (state && !busy && board && !board.animating && boardKey.split('|')[2] !== String(portraitWanted($('board-scroll'), state.ruleset.n))) {
     render();
   }
 });

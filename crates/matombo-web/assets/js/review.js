@@ -8,16 +8,15 @@ import { Board } from './board.js';
 import { request, Searcher } from './engine.js';
 // Endgame tables (egtb.js): the exact result of a position, when the server has tables.
 import { showExact } from './egtb.js';
+import { startHole } from './turn.js';
 
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const root = document.getElementById('review');
-const $ = (id) => document.getElementById(id);
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+import { $, fill } from './page.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const params = new URLSearchParams(location.search);
 const budgetSelect = $('budget');
 const DEFAULT_NODES = Number([...budgetSelect.options].find((o) => o.defaultSelected).value);
-const startHole = (token) => (token.match(/^[AaBb]\d+/) || [''])[0];
 const sideWord = (s) => (s === 'south' || s === 'South' || s === 'S' ? words.south : words.north);
 
 const searcher = new Searcher();
@@ -173,6 +172,7 @@ function scoreable() {
 }
 
 function reviewBody(extra = {}) {
+  /** @type {Record<string, any>} */
   const body = { start: game.start, moves: game.moves, scores, ...extra };
   if (game.resigned) body.resigned = game.resigned;
   return body;

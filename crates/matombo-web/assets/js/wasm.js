@@ -28,8 +28,11 @@ export class EngineError extends Error {
 /**
  * Instantiates `module`; `onReport` receives an analysis's progress (parsed JSON).
  * Returns `call(op, body)`, which answers the request's result or throws EngineError.
+ * @param {WebAssembly.Module} module
+ * @param {(report: any) => void} [onReport]
  */
 export async function instantiate(module, onReport = () => {}) {
+  /** @type {any} the module's exports (memory and functions) */
   let exports = null;
   const bytes = (ptr, len) => new Uint8Array(exports.memory.buffer, ptr, len);
   const env = {

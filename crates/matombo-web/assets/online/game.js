@@ -3,14 +3,15 @@
 // engine (engine.js: matombo's own rules in WebAssembly) replays the moves the server sends
 // to draw the board, offers the decisions of a turn being built and gives each turn's
 // sowing for its animation, so that this page never reads positions or rulesets itself.
+import { setClock, showClocks } from './clock.js';
 import { isolate, nameElement } from './names.js';
 import { Board } from '../js/board.js';
 import { request } from '../js/engine.js';
 import { sound, soundButton } from '../js/sound.js';
+import { bonusPrompt, portraitWanted, startHole, stoneTotal, TurnController } from '../js/turn.js';
 
-const $ = (id) => document.getElementById(id);
+import { $, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
-const fill = (t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const root = $('room');
 const id = root.dataset.room;
 const key = `matombo-online-${id}`;
@@ -50,12 +51,16 @@ let ws = null;
 let token = null;
 let retry = 500;
 let stateSeen = false;
+/** @type {false | 'closed' | 'missing'} */
 let ended = false; // the room takes no more connections (closed, missing)
-let clockBase = null;
 let queue = Promise.resolve();
 const muted = new Set(saved.muted || []);
 
 const game = (body) => request('/api/game', { start: room.start, ...body });
+// Our turn being built, one engine answer per click (turn.js); `view` is its state.
+const turn = new TurnController((body) => request('/api/game', body));
+/** The game now, as the engine sees it: a new turn begins there. */
+const begin = () => turn.begin({ start: room.start, moves: room.moves });
 
 function setError(t) {
   $('error').textContent = t || '';
@@ -63,15 +68,9 @@ function setError(t) {
 
 // ---- the board ------------------------------------------------------------------
 
-/** Taller than wide and the pits would be under 40 px: the board is turned (as on /play). */
-function portraitWanted(n) {
-  const width = $('board-scroll').clientWidth || window.innerWidth;
-  return window.innerHeight > window.innerWidth && (width / (n + 68 / 60)) * (50 / 60) < 40;
-}
-
 function ensureBoard() {
   const info = view.ruleset;
-  const portrait = portraitWanted(info.n);
+  const portrait = portraitWanted($('board-scroll'), info.n);
   // A player of North sees the board from North's seat: his own rows nearest.
   const flip = room.you === 'north';
   const k = `${info.n}|${info.head_holes.join(',')}|${portrait}|${flip}`;
@@ -120,7 +119,7 @@ function render() {
   const marking = !pending.length && !busy && moves.length;
   const known = lastTurn && lastTurn.ply === moves.length - 1 ? lastTurn : null;
   board.setMarks({
-    last: marking ? [moves[moves.length - 1].match(/^[AaBb]\d+/)[0]] : [],
+    last: marking ? [startHole(moves[moves.length - 1])] : [],
     path: marking && known ? known.path : [],
     picked: picking ? view.picks : [],
     named: mine && view.phase === 'head' ? view.head : null,
@@ -167,11 +166,8 @@ function renderStatus(mine) {
       cont.disabled = !view.legal.includes('continue');
       stop.disabled = !view.legal.includes('stop');
     } else if (view.phase === 'bonus') {
-      const left = view.left;
-      if (view.ruleset.game === 'tsoro') {
-        prompt = left === 1 ? words.take_up_to_one : fill(words.take_up_to, { n: left });
-        done.hidden = false;
-      } else prompt = left === 1 ? words.take_one_more : fill(words.take_n_more, { n: left });
+      prompt = bonusPrompt(view, words, fill);
+      done.hidden = view.ruleset.game !== 'tsoro';
     }
   }
   if (at !== null) prompt = fill(words.looking_at, { n: at, total: room.moves.length });
@@ -191,7 +187,7 @@ function sideName(side) {
 function renderSides(rows, looking) {
   for (const side of ['north', 'south']) {
     const bar = $(`side-${side}`);
-    const total = (side === 'south' ? ['A', 'B'] : ['a', 'b']).reduce((t, r) => t + rows[r].reduce((x, y) => x + y, 0), 0);
+    const total = stoneTotal(rows, side);
     const toMove = !room.outcome && !ended && !looking && seated() && view.to_move === side;
     // Presence only for a taken seat (a free one is simply free).
     const p = room.seats[side].taken && presence && presence[side];
@@ -306,38 +302,6 @@ async function lookAt(n) {
   render();
 }
 
-// ---- clocks -----------------------------------------------------------------------
-
-function fmtClock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, '0')}`;
-}
-
-function showClocks() {
-  for (const side of ['south', 'north']) {
-    const e = $(`${side}-clock`);
-    if (!e) continue;
-    if (!clockBase) {
-      e.textContent = '';
-      e.hidden = true;
-      continue;
-    }
-    let ms = clockBase[`${side}_ms`];
-    if (clockBase.running === side) ms -= performance.now() - clockBase.at;
-    e.hidden = false;
-    e.textContent = fmtClock(ms);
-    e.classList.toggle('running', clockBase.running === side);
-    e.classList.toggle('low', ms < 10000);
-  }
-}
-setInterval(showClocks, 250);
-
-function setClock(c) {
-  clockBase = c ? { ...c, at: performance.now() } : null;
-  showClocks();
-}
-
 // ---- playing ----------------------------------------------------------------------
 
 /**
@@ -351,20 +315,21 @@ async function decide(list) {
   const mover = view.to_move;
   render();
   let next;
+  let pickOnly;
+  let completed;
   try {
-    next = await game({ moves: room.moves, pending, apply: list });
+    ({ next, pickOnly, completed } = await turn.apply(list));
   } catch (e) {
     busy = false;
     setError(`${words.illegal}: ${e.message}`);
     render();
     return;
   }
-  const pickOnly = view.phase === 'bonus' && next.phase === 'bonus' && next.moves.length === room.moves.length;
   if (!pickOnly) await board.animate(next.events, Side(mover));
   busy = false;
-  if (next.moves.length > room.moves.length) {
+  if (completed) {
     const ply = room.moves.length;
-    const move = next.moves[ply];
+    const move = completed;
     sent = { ply, token: move };
     pending = [];
     view = next;
@@ -378,8 +343,8 @@ async function decide(list) {
 
 function onHole(label) {
   if (!myTurn() || busy) return;
-  if (view.phase === 'start' && view.legal.includes(`sow ${label}`)) decide([`sow ${label}`]);
-  else if (view.phase === 'bonus' && view.legal.includes(`take ${label}`)) decide([`take ${label}`]);
+  const decision = turn.decisionFor(label);
+  if (decision) decide([decision]);
 }
 
 /** Ends a Tsoro bonus early: the engine records the picks made in canonical order. */
@@ -392,23 +357,17 @@ function finishPicks() {
 async function restartTurn() {
   if (busy || !myTurn()) return;
   pending = [];
-  view = await game({ moves: room.moves });
+  view = await turn.restart();
   render();
-}
-
-/** The holes a turn's laps sowed into, each once, in order (the engine's lap paths). */
-function pathOf(events) {
-  return [...new Set(events.flatMap((e) => (e.type === 'lap' ? e.path : [])))];
 }
 
 /** What the last turn did (for its marks and "Replay last turn"), from the engine. */
 async function learnLastTurn() {
   const n = room.moves.length;
   if (!n || (lastTurn && lastTurn.ply === n - 1)) return;
-  const before = await game({ moves: room.moves.slice(0, n - 1) });
-  const after = await game({ moves: room.moves.slice(0, n - 1), token: room.moves[n - 1] });
+  const effect = await turn.effectOf({ start: room.start }, room.moves.slice(0, n));
   if (room.moves.length !== n) return;
-  lastTurn = { ply: n - 1, before: before.rows, events: after.events, mover: before.to_move, path: pathOf(after.events) };
+  lastTurn = effect;
 }
 
 async function replayLast() {
@@ -433,7 +392,7 @@ async function onState(v) {
   sent = null;
   at = null;
   looked = null;
-  view = await game({ moves: room.moves });
+  view = await begin();
   setClock(v.clock);
   stateSeen = true;
   $('missing').hidden = true;
@@ -451,8 +410,7 @@ async function onTurn(v) {
     return;
   }
   const ours = sent && sent.ply === v.ply && sent.token === v.move;
-  const before = await game({ moves: room.moves });
-  const after = await game({ moves: room.moves, token: v.move });
+  const effect = await turn.effectOf({ start: room.start }, [...room.moves, v.move]);
   if (!ours) {
     // The opponent's turn (or ours from another tab), animated as it arrives.
     pending = [];
@@ -460,8 +418,8 @@ async function onTurn(v) {
     looked = null;
     busy = true;
     render();
-    board.setRows(before.rows);
-    await board.animate(after.events, Side(v.side));
+    board.setRows(effect.before);
+    await board.animate(effect.events, Side(v.side));
     busy = false;
   }
   sent = null;
@@ -469,8 +427,8 @@ async function onTurn(v) {
   room.ply = room.moves.length;
   room.position = v.position;
   setClock(v.clock);
-  lastTurn = { ply: v.ply, before: before.rows, events: after.events, mover: v.side, path: pathOf(after.events) };
-  view = await game({ moves: room.moves });
+  lastTurn = { ...effect, mover: v.side };
+  view = await begin();
   if (v.outcome && !room.outcome) sound.play('end');
   room.outcome = v.outcome;
   render();
@@ -771,7 +729,7 @@ document.addEventListener('keydown', (e) => {
 });
 // A phone turned over: the board is drawn again in the orientation that fits.
 window.addEventListener('resize', () => {
-  if (view && board && !busy && boardKey.split('|')[2] !== String(portraitWanted(view.ruleset.n))) render();
+  if (view && board && !busy && boardKey.split('|')[2] !== String(portraitWanted($('board-scroll'), view.ruleset.n))) render();
 });
 soundButton($('btn-replay'), words.sound);
 $('speed').value = localStorage.getItem('matombo-speed') ?? '2';

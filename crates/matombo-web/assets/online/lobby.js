@@ -3,9 +3,8 @@
 // player's identity (a secret kept in this browser, a display name, a transfer code).
 // Without the lobby (a server that has none) the form still makes a link game.
 import { isolate } from './names.js';
-const $ = (id) => document.getElementById(id);
+import { $, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
-const fill = (t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const lang = document.documentElement.lang || 'en';
 const SECRET_KEY = 'matombo-player-secret';
 const ID_KEY = 'matombo-player-id';
@@ -252,6 +251,7 @@ function connect(extra = {}) {
   let welcomed = false;
   socket.onopen = () => {
     // Refused an identity (e.g. too many new players from one address): watch the lists.
+    /** @type {Record<string, any>} */
     const hello = watchOnly ? { type: 'hello' } : { type: 'hello', player: secret(), ...extra };
     const name = get(NAME_KEY);
     if (name && !hello.name) hello.name = name;

@@ -9,13 +9,13 @@ import { Board } from '../board.js';
 import { request } from '../engine.js';
 import { describe, meets } from './goal.js';
 import * as progress from './progress.js';
+import { bonusPrompt, TurnController } from '../turn.js';
 
-const $ = (id) => document.getElementById(id);
+import { $, fill } from '../page.js';
 const words = JSON.parse($('ui-words').textContent);
 const data = JSON.parse($('lesson-data').textContent);
 const say = data.words;
 const root = $('lesson');
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const speed = Number(localStorage.getItem('matombo-speed') ?? 2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, speed >= 4 ? ms / 4 : ms));
 const sideWord = (s) => (s === 'north' ? words.north : words.south);
@@ -72,7 +72,8 @@ let seen = null; // the learner's steps so far: decisions, events, last answer
 let busy = false;
 let solved = false;
 
-const body = (extra = {}) => ({ start: task.position, moves: task.moves || [], pending: seen.decisions, ...extra });
+// The learner's turn, one engine answer per step (turn.js).
+const turn = new TurnController((b) => request('/api/game', b));
 
 function feedback(text, kind) {
   $('feedback').textContent = text;
@@ -93,7 +94,7 @@ async function loadTask(i, keepFeedback = false) {
   task = data.tasks[i];
   seen = { decisions: [], events: [], state: null };
   solved = false;
-  state = await request('/api/game', body());
+  state = await turn.begin({ start: task.position, moves: task.moves || [] });
   seen.state = state;
   const key = `${state.ruleset.n}|${state.ruleset.head_holes.join(',')}`;
   if (!board || key !== boardKey) {
@@ -128,17 +129,8 @@ async function render() {
   $('btn-done').hidden = !(open && bonus && state.ruleset.game === 'tsoro');
   let prompt = '';
   if (head) prompt = fill(words.head_choice, { hole: state.head });
-  else if (open && bonus) {
-    const left = state.left;
-    prompt =
-      state.ruleset.game === 'tsoro'
-        ? left === 1
-          ? words.take_up_to_one
-          : fill(words.take_up_to, { n: left })
-        : left === 1
-          ? words.take_one_more
-          : fill(words.take_n_more, { n: left });
-  } else if (open) prompt = words.choose_start;
+  else if (open && bonus) prompt = bonusPrompt(state, words, fill);
+  else if (open) prompt = words.choose_start;
   $('prompt').textContent = prompt;
   $('btn-next-task').hidden = !solved || index + 1 >= data.tasks.length;
   $('btn-retry').disabled = busy;
@@ -164,7 +156,7 @@ async function step(decisions, already = false) {
   await render();
   let next;
   try {
-    next = await request('/api/game', body({ apply: decisions }));
+    ({ next } = await turn.apply(decisions));
   } catch (e) {
     busy = false;
     feedback(`${words.illegal}: ${e.message}`, 'wrong');
@@ -205,9 +197,9 @@ async function step(decisions, already = false) {
 
 async function onHole(label) {
   if (busy || solved) return;
-  if (state.phase === 'start') return step([`sow ${label}`]);
   // Each bonus pick is one step, in any order; the engine ends the bonus when it is whole.
-  if (state.phase === 'bonus' && state.clickable.includes(label)) return step([`take ${label}`]);
+  const decision = turn.decisionFor(label);
+  if (decision) return step([decision]);
 }
 
 $('btn-continue').addEventListener('click', () => step(['continue']));
