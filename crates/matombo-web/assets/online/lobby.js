@@ -200,6 +200,11 @@ function handle(v) {
         });
       }
       $('lobby-status').textContent = '';
+      // A name typed while the socket was opening reached no one: send it now.
+      {
+        const typed = (get(NAME_KEY) || '').trim();
+        if (me && typed && me.name !== typed) send({ type: 'name', name: typed });
+      }
       if (pendingChallenge) offerInvitedChallenge();
       break;
     case 'you':
