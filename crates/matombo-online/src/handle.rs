@@ -214,6 +214,9 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
     Ok(rooms
         .entry(id.to_string())
         .or_insert_with(|| {
+            // A game in play that another node started (a cluster): counted here too, since
+            // its end gives a slot back.
+            s.inner.open_rooms.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
             let h = RoomHandle::new(room, None, &s.inner.limits);
             *h.meta.lock().expect("meta lock") = meta;
             h
