@@ -68,7 +68,6 @@ impl From<BusSide> for Side {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case", tag = "to", content = "side")]
 pub(crate) enum To {
-    All,
     Players,
     Spectators,
     Side(BusSide),
@@ -259,8 +258,7 @@ pub(crate) fn publish_loop(url: String, mut rx: mpsc::UnboundedReceiver<Note>) {
                 // Sent together on one connection: pipelined, and delivered in this order.
                 let params: Vec<[&(dyn tokio_postgres::types::ToSql + Sync); 2]> =
                     payloads.iter().map(|p| [&CHANNEL as &(dyn tokio_postgres::types::ToSql + Sync), p]).collect();
-                let sent =
-                    futures_util::future::join_all(params.iter().map(|ps| client.execute(&stmt, &ps[..]))).await;
+                let sent = futures_util::future::join_all(params.iter().map(|ps| client.execute(&stmt, &ps[..]))).await;
                 if let Some(Err(e)) = sent.into_iter().find(|r| r.is_err()) {
                     tracing::warn!(error = %e, "bus: publishing failed; reconnecting");
                     continue 'connect;
@@ -450,10 +448,6 @@ async fn on_note(s: &OnlineState, n: Note) {
         Event::Targeted { to, from } => {
             let Some(text) = n.text else { return };
             let to = match to {
-                To::All => {
-                    pass(&h, Some(text));
-                    return;
-                }
                 To::Players => Audience::Players,
                 To::Spectators => Audience::Spectators,
                 To::Side(s) => Audience::Side(s.into()),

@@ -380,10 +380,11 @@ pub(super) async fn handle_message(
                                     ply: p.ply,
                                     token: token.to_string(),
                                     side: side_json(side),
-                                    position: room.game.positions().get(i + 1).map_or_else(
-                                        || room.game.position().to_string(),
-                                        |pos| pos.to_string(),
-                                    ),
+                                    position: room
+                                        .game
+                                        .positions()
+                                        .get(i + 1)
+                                        .map_or_else(|| room.game.position().to_string(), |pos| pos.to_string()),
                                     clock: clock_json(&room, now),
                                     outcome: outcome_json(room.game.outcome()),
                                 }));
