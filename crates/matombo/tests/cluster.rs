@@ -167,7 +167,10 @@ fn rated_games(host: &str, id: &str) -> u64 {
     let (st, body) = http(host, "GET", &format!("/api/online/players/{id}"), None);
     assert_eq!(st, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
-    let ratings = v["player"]["ratings"].as_object().unwrap_or_else(|| panic!("ratings in {v}"));
+    // The player's fields with the page of games (`{"id", "ratings", "games", …}`).
+    let ratings = v["ratings"].as_object().unwrap_or_else(|| panic!("ratings in {v}"));
+    let rated = v["games"].as_array().unwrap().iter().filter(|g| g["rated"] == true && g["after"].is_object());
+    assert_eq!(rated.count(), 1, "one rating change in the history: {v}");
     ratings.values().map(|r| r["games"].as_u64().unwrap()).sum()
 }
 
