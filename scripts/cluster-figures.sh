@@ -41,7 +41,7 @@ a=$(node a)
 b=$(node b)
 load() {
   "$bin" loadtest "$@" --rooms "$rooms" --duration "$seconds" --ramp 3 --json |
-    python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"{r[\"turns_per_sec\"]:.1f} {r[\"p99_ms\"]:.1f} {r[\"errors\"]}")'
+    python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.1f %.1f %d" % (r["turns_per_sec"], r["p99_ms"], r["errors"]))'
 }
 read -r one_tps one_p99 one_err < <(load --url "$a")
 read -r two_tps two_p99 two_err < <(load --url "$a" --url "$b")
