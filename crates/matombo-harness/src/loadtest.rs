@@ -22,9 +22,10 @@ use matombo_online::{routes, Limits};
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// A server to test (`http://127.0.0.1:PORT`); `None` starts one in this process on
-    /// a fresh temporary database.
-    pub url: Option<String>,
+    /// Servers to test (`http://127.0.0.1:PORT`), the nodes of one cluster: clients are
+    /// spread over them (a game's two players on different nodes). None starts one in
+    /// this process on a fresh temporary database.
+    pub urls: Vec<String>,
     /// Concurrent rooms (two clients each); in lobby mode, pairs of players.
     pub rooms: usize,
     /// How long to measure, after the ramp.
@@ -164,7 +165,8 @@ struct Shared {
     latencies_us: Mutex<Vec<u32>>,
     measure_from: Instant,
     stop_at: Instant,
-    host: String,
+    /// The nodes, `host:port`.
+    hosts: Vec<String>,
     config: Config,
     joins: Mutex<HashMap<String, Join>>,
     join_latencies_us: Mutex<Vec<u32>>,
@@ -173,6 +175,11 @@ struct Shared {
 }
 
 impl Shared {
+    /// The node of client `i`: clients go round the nodes.
+    fn host(&self, i: u64) -> &str {
+        &self.hosts[(i % self.hosts.len() as u64) as usize]
+    }
+
     /// Records one event of a lobby match; the third (accept and both states) completes it.
     fn join_event(&self, room: &str, f: impl FnOnce(&mut Join)) {
         let mut joins = self.joins.lock().expect("joins lock");
@@ -204,16 +211,20 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
     if config.duration > Duration::from_secs(3600) || config.ramp > Duration::from_secs(600) {
         return Err("duration at most 3600 s, ramp at most 600 s".into());
     }
-    let (_server, host, server_name) = match &config.url {
-        Some(u) => (None, loopback(u, "the load test")?.to_string(), u.clone()),
-        None => {
+    let (_server, hosts, server_name) = match config.urls.as_slice() {
+        [] => {
             // Online play's per-address budgets raised: every client shares one address.
             // A lobby player holds a lobby and a room connection and makes identities,
             // challenges and rooms: the budgets are sized for twice as many.
             let sized = if config.lobby { 2 * config.rooms } else { config.rooms };
             let s = LocalServer::start("loadtest", Limits::loadtest(sized), routes)?;
             let host = s.addr.to_string();
-            (Some(s), host, "in-process".to_string())
+            (Some(s), vec![host], "in-process".to_string())
+        }
+        urls => {
+            let hosts =
+                urls.iter().map(|u| loopback(u, "the load test").map(|a| a.to_string())).collect::<Result<_, _>>()?;
+            (None, hosts, urls.join(" "))
         }
     };
     let start = Instant::now();
@@ -222,7 +233,7 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         latencies_us: Mutex::new(Vec::new()),
         measure_from: start + config.ramp,
         stop_at: start + config.ramp + config.duration,
-        host,
+        hosts,
         config: config.clone(),
         joins: Mutex::default(),
         join_latencies_us: Mutex::default(),
@@ -290,7 +301,7 @@ async fn slot(shared: Arc<Shared>, index: u64) {
     let mut game = 0u64;
     while Instant::now() < shared.stop_at {
         let body = json!({"ruleset": shared.config.ruleset.to_string(), "side": "south", "name": format!("s{index}")});
-        let created = match http_post(&shared.host, "/api/online/rooms", &body).await {
+        let created = match http_post(shared.host(index), "/api/online/rooms", &body).await {
             Ok((201, v)) => v,
             _ => {
                 shared.live.error("create room");
@@ -299,7 +310,7 @@ async fn slot(shared: Arc<Shared>, index: u64) {
         };
         let id = created["id"].as_str().unwrap_or_default().to_string();
         let claim = json!({"invite": created["invite"], "name": format!("n{index}")});
-        let claimed = match http_post(&shared.host, &format!("/api/online/rooms/{id}/claim"), &claim).await {
+        let claimed = match http_post(shared.host(index + 1), &format!("/api/online/rooms/{id}/claim"), &claim).await {
             Ok((200, v)) => v,
             _ => {
                 shared.live.error("claim seat");
@@ -308,8 +319,11 @@ async fn slot(shared: Arc<Shared>, index: u64) {
         };
         let sent: Arc<Mutex<HashMap<u32, Instant>>> = Arc::default();
         let seed = shared.config.seed ^ (index << 20) ^ game;
+        // South on node `index`, North on the next one: with several nodes every game
+        // crosses two of them.
         let south = client(
             shared.clone(),
+            index,
             id.clone(),
             created["token"].as_str().unwrap_or_default().into(),
             Side::South,
@@ -319,6 +333,7 @@ async fn slot(shared: Arc<Shared>, index: u64) {
         );
         let north = client(
             shared.clone(),
+            index + 1,
             id,
             claimed["token"].as_str().unwrap_or_default().into(),
             Side::North,
@@ -347,7 +362,8 @@ async fn lobby_player(shared: Arc<Shared>, index: u64, challenger: bool) {
     let mut rng = SmallRng::seed_from_u64(shared.config.seed ^ (index << 21) ^ u64::from(challenger));
     let mut game = 0u64;
     while Instant::now() < shared.stop_at {
-        let url = format!("ws://{}/api/online/lobby/ws", shared.host);
+        // Both players of a pair meet in the lobby of one node (each node has its own).
+        let url = format!("ws://{}/api/online/lobby/ws", shared.host(index));
         let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
             shared.live.error("lobby connect");
             return;
@@ -361,7 +377,8 @@ async fn lobby_player(shared: Arc<Shared>, index: u64, challenger: bool) {
         // The two players of a room share the turns' send times, whoever reaches it first.
         let sent = shared.sent_by_room.lock().expect("rooms lock").entry(room.clone()).or_default().clone();
         let seed = shared.config.seed ^ (index << 21) ^ (game << 1) ^ u64::from(challenger);
-        let played = client(shared.clone(), room.clone(), token, side, sent, seed, true).await;
+        let played =
+            client(shared.clone(), index + u64::from(!challenger), room.clone(), token, side, sent, seed, true).await;
         shared.sent_by_room.lock().expect("rooms lock").remove(&room);
         if played.is_err() {
             // Counted by the client already.
@@ -464,8 +481,10 @@ fn random_turn(pos: &Position, rng: &mut SmallRng) -> Option<String> {
 
 /// One player: moves when it is his turn (after thinking), records when each turn is
 /// received from the opponent. Ends at the end of the game or of the run.
+#[allow(clippy::too_many_arguments)]
 async fn client(
     shared: Arc<Shared>,
+    node: u64,
     id: String,
     token: String,
     me: Side,
@@ -473,7 +492,7 @@ async fn client(
     seed: u64,
     lobby_match: bool,
 ) -> Result<(), ()> {
-    let url = format!("ws://{}/api/online/rooms/{id}/ws", shared.host);
+    let url = format!("ws://{}/api/online/rooms/{id}/ws", shared.host(node));
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.map_err(|_| shared.live.error("connect"))?;
     shared.live.connected.fetch_add(1, Ordering::Relaxed);
     let joined = lobby_match.then_some(id.as_str());

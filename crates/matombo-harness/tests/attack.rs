@@ -8,7 +8,7 @@ use matombo_harness::attack::{run, Config, Scale, Thresholds};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foreign_origins_and_room_filling_are_refused() {
     let config = Config {
-        url: None,
+        urls: Vec::new(),
         duration: Duration::from_secs(1),
         scale: Scale::Short,
         only: vec!["foreign-origin".into(), "room-fill".into()],

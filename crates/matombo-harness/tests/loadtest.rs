@@ -10,7 +10,7 @@ use matombo_harness::loadtest::{run, Config, Live};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_small_load_test_plays_without_errors() {
     let config = Config {
-        url: None,
+        urls: Vec::new(),
         rooms: 8,
         duration: Duration::from_secs(2),
         ramp: Duration::from_millis(500),
@@ -32,7 +32,7 @@ async fn a_small_lobby_load_test_pairs_everyone_without_errors() {
     // Games last longer than the run (a turn every 400 ms or so), so every pair meets
     // exactly once and every meeting ends in the room.
     let config = Config {
-        url: None,
+        urls: Vec::new(),
         rooms: 10,
         duration: Duration::from_secs(3),
         ramp: Duration::from_millis(500),
@@ -59,7 +59,7 @@ async fn a_small_lobby_load_test_pairs_everyone_without_errors() {
 #[tokio::test]
 async fn only_loopback_servers_are_tested() {
     let config = Config {
-        url: Some("http://192.0.2.1:8080".into()),
+        urls: vec!["http://192.0.2.1:8080".into()],
         rooms: 1,
         duration: Duration::from_secs(1),
         ramp: Duration::ZERO,

@@ -28,6 +28,8 @@ pub(super) struct Presence {
     /// Names of connected seat holders, by side (a team may share a seat).
     pub(super) players: [Vec<String>; 2],
     pub(super) spectators: usize,
+    /// What the other nodes of a cluster hold, by node (see [`crate::bus`]).
+    pub(super) remote: std::collections::HashMap<u64, ([Vec<String>; 2], usize)>,
 }
 
 /// Who plays a room and how it counts: players bound to seats (lobby games), rated, listed.
@@ -155,8 +157,13 @@ impl RoomHandle {
 
     pub(super) fn presence_json(&self) -> RoomMsg {
         let p = self.presence.lock().expect("presence lock");
-        let side = |i: usize| SidePresence { online: p.players[i].len(), names: p.players[i].clone() };
-        RoomMsg::Presence { south: side(0), north: side(1), spectators: p.spectators }
+        let side = |i: usize| {
+            let mut names = p.players[i].clone();
+            names.extend(p.remote.values().flat_map(|r| r.0[i].iter().cloned()));
+            SidePresence { online: names.len(), names }
+        };
+        let spectators = p.spectators + p.remote.values().map(|r| r.1).sum::<usize>();
+        RoomMsg::Presence { south: side(0), north: side(1), spectators }
     }
 }
 
@@ -207,6 +214,9 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
     Ok(rooms
         .entry(id.to_string())
         .or_insert_with(|| {
+            // A game in play that another node started (a cluster): counted here too, since
+            // its end gives a slot back.
+            s.inner.open_rooms.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
             let h = RoomHandle::new(room, None, &s.inner.limits);
             *h.meta.lock().expect("meta lock") = meta;
             h

@@ -215,7 +215,9 @@ pub(super) async fn claim_seat(
     room.commit_claim(side, &name, now);
     let token = room.seats[side.index()].token.clone();
     // Broadcast as a "seats" update: `you` differs per connection, so no full state.
-    h.send(&RoomMsg::Seats(room_view(&room, now, false)));
+    let msg = RoomMsg::Seats(room_view(&room, now, false));
+    h.send(&msg);
+    s.publish_changed(&id, &msg);
     drop(room);
     h.clock_changed.notify_one();
     watch_clock(s.clone(), h.clone());

@@ -18,9 +18,11 @@
 
 mod audience;
 mod budget;
+mod bus;
 pub mod error;
 mod handle;
 mod http;
+mod leader;
 mod lifecycle;
 mod lobby;
 pub mod methods;
@@ -195,6 +197,14 @@ pub(crate) struct Inner {
     lobby_places: audience::LobbyPlaces,
     /// Set when the node drains (SIGTERM): every WebSocket closes with 1012.
     draining: tokio::sync::watch::Sender<bool>,
+    /// With PostgreSQL: the bus to the other nodes and the leader's lock.
+    cluster: Option<Cluster>,
+}
+
+/// A node's part in a cluster of nodes sharing one PostgreSQL database.
+pub(crate) struct Cluster {
+    bus: bus::Bus,
+    leader: leader::Leader,
 }
 
 #[derive(Default)]
@@ -264,7 +274,7 @@ impl OnlineState {
                 bindings.insert(r.id.clone(), b);
             }
         }
-        Ok(OnlineState::assemble(Arc::new(store), limits, rooms, bindings, now))
+        Ok(OnlineState::assemble(Arc::new(store), limits, rooms, bindings, now, None))
     }
 
     /// Opens the store `db` (a SQLite file or a PostgreSQL database; see [`Db`]) under
@@ -282,7 +292,20 @@ impl OnlineState {
                 bindings.insert(r.id.clone(), b);
             }
         }
-        Ok(OnlineState::assemble(store, limits, rooms, bindings, now))
+        let Db::Postgres(url) = db else {
+            return Ok(OnlineState::assemble(store, limits, rooms, bindings, now, None));
+        };
+        // Several nodes may share this database: the bus between them, and the leader's
+        // lock for the jobs one node runs.
+        let (bus, notes) = bus::start();
+        let leader = leader::Leader::default();
+        let state =
+            OnlineState::assemble(store, limits, rooms, bindings, now, Some(Cluster { bus, leader: leader.clone() }));
+        bus::publish_loop(url.clone(), notes);
+        bus::listen(&state, url.clone());
+        let weak = Arc::downgrade(&state.inner);
+        leader.run(url.clone(), move || weak.strong_count() > 0);
+        Ok(state)
     }
 
     fn assemble(
@@ -291,6 +314,7 @@ impl OnlineState {
         rooms: Vec<(room::Room, Option<IpAddr>)>,
         bindings: HashMap<String, store::Binding>,
         now: u64,
+        cluster: Option<Cluster>,
     ) -> OnlineState {
         let n = rooms.len();
         // The rooms per address count the games still in play, across restarts.
@@ -324,6 +348,7 @@ impl OnlineState {
                 lobby,
                 lobby_places: Default::default(),
                 draining: tokio::sync::watch::Sender::new(false),
+                cluster,
             }),
         };
         lifecycle::sweep_expired(&state);
@@ -339,6 +364,17 @@ impl OnlineState {
     /// The database in use: the file, or the URL without its password.
     pub fn db(&self) -> String {
         self.inner.store.describe()
+    }
+
+    /// Whether this node runs the jobs one node runs at a time (expiry sweeps): always
+    /// with SQLite; with PostgreSQL, the node holding the leader's lock.
+    pub fn is_leader(&self) -> bool {
+        self.inner.cluster.as_ref().is_none_or(|c| c.leader.is_leader())
+    }
+
+    /// Whether the store is shared with other nodes (PostgreSQL).
+    pub(crate) fn clustered(&self) -> bool {
+        self.inner.cluster.is_some()
     }
 
     /// Open WebSocket connections right now.

@@ -25,13 +25,17 @@ pub(super) async fn end_game(
     let mut after = room.clone();
     after.commit_end(o, now);
     let remaining = after.clocks.as_ref().map(|c| c.remaining);
-    s.inner
-        .store
-        .write(Op::End { id: room.id.clone(), outcome: o, remaining, at: now })
-        .await
-        .map_err(|e| e.to_string())?;
+    if let Err(e) = s.inner.store.write(Op::End { id: room.id.clone(), outcome: o, remaining, at: now }).await {
+        // Another node may have ended the game (or played) first: the store says.
+        if s.clustered() {
+            super::bus::reload(s, h, room).await;
+        }
+        return Err(e.to_string());
+    }
     room.commit_end(o, now);
-    h.send(&RoomMsg::End { ply: room.ply(), outcome: outcome_json(Some(o)), clock: clock_json(room, now) });
+    let msg = RoomMsg::End { ply: room.ply(), outcome: outcome_json(Some(o)), clock: clock_json(room, now) };
+    h.send(&msg);
+    s.publish_changed(&room.id, &msg);
     tracing::info!(room = %room.id, termination = o.termination.tag(), "game over");
     finished(s, h);
     h.clock_changed.notify_one();
@@ -203,6 +207,13 @@ pub(super) fn sweep_expired(s: &OnlineState) {
             tick.tick().await;
             let Some(inner) = weak.upgrade() else { break };
             let s = OnlineState { inner };
+            // Addresses with nothing open and full budgets are forgotten.
+            s.inner.per_addr.lock().expect("addr lock").retain(|_, u| !u.idle());
+            // In a cluster, one node (the leader) closes what falls due, and the bus tells
+            // the others.
+            if !s.is_leader() {
+                continue;
+            }
             let now = now_ms();
             let (unclaimed_before, idle_before) = expiry_bounds(&s.inner.limits, now);
             let ids = match s.inner.store.write(Op::Expire { now, unclaimed_before, idle_before }).await {
@@ -213,7 +224,21 @@ pub(super) fn sweep_expired(s: &OnlineState) {
                 }
             };
             for id in ids {
-                let Some(h) = s.inner.get(&id) else { continue };
+                let Some(h) = s.inner.get(&id) else {
+                    // Held by other nodes, perhaps: tell them why it closed.
+                    if s.clustered() {
+                        if let Ok(Some(reason)) = s.inner.store.closed(id.clone()).await {
+                            let message = closed_message(&s.inner.limits, &reason);
+                            let reason = match reason.as_str() {
+                                "unclaimed" => "unclaimed",
+                                "unstarted" => "unstarted",
+                                _ => "abandoned",
+                            };
+                            s.publish_closed(&id, &RoomMsg::Closed { reason, by: None, message });
+                        }
+                    }
+                    continue;
+                };
                 h.closed.store(true, Ordering::Release);
                 let reason = {
                     let room = h.room.lock().await;
@@ -223,13 +248,13 @@ pub(super) fn sweep_expired(s: &OnlineState) {
                         _ => "abandoned",
                     }
                 };
-                h.send(&RoomMsg::Closed { reason, by: None, message: closed_message(&s.inner.limits, reason) });
+                let msg = RoomMsg::Closed { reason, by: None, message: closed_message(&s.inner.limits, reason) };
+                h.send(&msg);
+                s.publish_closed(&id, &msg);
                 finished(&s, &h);
                 h.clock_changed.notify_one();
                 tracing::info!(room = %id, reason, "game closed");
             }
-            // Addresses with nothing open and full budgets are forgotten.
-            s.inner.per_addr.lock().expect("addr lock").retain(|_, u| !u.idle());
         }
     });
 }

@@ -22,7 +22,7 @@ use super::lifecycle::{closed_message, end_game, finished, watch_clock};
 use super::protocol::{self, ClientMsg};
 use super::pump::{pump, Feed, Session};
 use super::room::{RoomError, TurnCheck};
-use super::store::Op;
+use super::store::{Op, StoreError};
 use super::views::{clock_json, links, outcome_json, side_json, side_str, state_json};
 use super::OnlineState;
 
@@ -137,6 +137,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
         }
     }
     super::audience::presence_changed(&h);
+    s.publish_presence(&h);
     watch_clock(s.clone(), h.clone());
     let turns = Bucket::new(s.inner.limits.turns_per_sec);
     let mut session = RoomSession { s: s.clone(), h: h.clone(), seat, addr, turns, chat, rx, events };
@@ -155,6 +156,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     }
     drop(place);
     super::audience::presence_changed(&h);
+    s.publish_presence(&h);
 }
 
 /// A room connection's part for the pump: its seat, budgets, chat and the room's channels.
@@ -246,6 +248,7 @@ pub(super) async fn handle_message(
             let v = RoomMsg::Chat { channel, from: chat.me.clone(), name: chat.name.clone(), text, at: now_ms() };
             let to = if seat.is_some() { Audience::Players } else { Audience::Spectators };
             h.target(to, Some(chat.me.clone()), &v);
+            s.publish_targeted(&h.id, to, Some(chat.me.clone()), &v);
             Vec::new()
         }
         ClientMsg::Mute { from } => {
@@ -283,11 +286,13 @@ pub(super) async fn handle_message(
             }
             h.closed.store(true, Ordering::Release);
             drop(room);
-            h.send(&RoomMsg::Closed {
+            let msg = RoomMsg::Closed {
                 reason: "aborted",
                 by: Some(side_json(side)),
                 message: closed_message(&s.inner.limits, "aborted"),
-            });
+            };
+            h.send(&msg);
+            s.publish_closed(&h.id, &msg);
             finished(s, h);
             h.clock_changed.notify_one();
             Vec::new()
@@ -323,7 +328,14 @@ pub(super) async fn handle_message(
             if let Some(o) = room.flag_due(now) {
                 let _ = end_game(s, h, &mut room, o, now).await;
             }
-            match room.check_turn(seat, ply, &turn, now) {
+            let mut checked = room.check_turn(seat, ply, &turn, now);
+            if s.clustered() && matches!(checked, Err(RoomError::Ahead { .. })) {
+                // This node's copy may be behind the store (a note not yet read): read it
+                // back and check again.
+                super::bus::reload(s, h, &mut room).await;
+                checked = room.check_turn(seat, ply, &turn, now);
+            }
+            match checked {
                 Err(e) => {
                     let mut out = vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))];
                     if matches!(e, RoomError::Stale { .. } | RoomError::Ahead { .. }) {
@@ -351,6 +363,35 @@ pub(super) async fn handle_message(
                     if let Err(e) = s.inner.store.write(op).await {
                         room.game.undo();
                         room.clocks = before;
+                        if let StoreError::PlyTaken { .. } | StoreError::Closed(_) = e {
+                            // Another node stored this ply (or ended the game) first: the
+                            // store decides. The client gets the winner's turn, as a
+                            // resynchronisation, and may play on from there.
+                            super::bus::reload(s, h, &mut room).await;
+                            let now = now_ms();
+                            let mut out = vec![error_msg(
+                                ErrorCode::Stale,
+                                &format!("turn {} was played first by another connection", p.ply),
+                                Some(room.ply()),
+                            )];
+                            if let Some((i, token)) = room.game.moves().iter().enumerate().nth(p.ply as usize) {
+                                let side = room.game.positions()[i].side_to_move();
+                                out.push(text_msg(&RoomMsg::Turn {
+                                    ply: p.ply,
+                                    token: token.to_string(),
+                                    side: side_json(side),
+                                    position: room
+                                        .game
+                                        .positions()
+                                        .get(i + 1)
+                                        .map_or_else(|| room.game.position().to_string(), |pos| pos.to_string()),
+                                    clock: clock_json(&room, now),
+                                    outcome: outcome_json(room.game.outcome()),
+                                }));
+                            }
+                            out.push(text_msg(&h.state(&room, seat, now, false)));
+                            return out;
+                        }
                         tracing::error!(room = %room.id, error = %e, "turn not stored");
                         return vec![error_msg(
                             ErrorCode::Storage,
@@ -367,6 +408,7 @@ pub(super) async fn handle_message(
                         outcome: outcome_json(end),
                     };
                     h.send(&v);
+                    s.publish_turn(&h.id, &p, &v);
                     crate::metrics::turn_done(arrived);
                     if end.is_some() {
                         finished(s, h);
@@ -407,7 +449,9 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>, addr:
                 r.0 = Some(side);
                 drop(r);
                 s.inner.lobby.charges.offered(&h.id, addr);
-                h.send(&RoomMsg::Rematch { offered_by: side_json(side) });
+                let msg = RoomMsg::Rematch { offered_by: side_json(side) };
+                h.send(&msg);
+                s.publish_rematch(&h.id, side, &msg);
                 return Vec::new();
             }
         }
@@ -452,22 +496,18 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>, addr:
     for old in [Side::South, Side::North] {
         let new_side = old.opponent();
         let token = &tokens[new_side.index()];
-        h.target(
-            Audience::Side(old),
-            None,
-            &RoomMsg::RematchReady {
-                room: id.clone(),
-                side: Some(side_json(new_side)),
-                token: Some(token.clone()),
-                links: links(&id, Some(token), None),
-            },
-        );
+        let msg = RoomMsg::RematchReady {
+            room: id.clone(),
+            side: Some(side_json(new_side)),
+            token: Some(token.clone()),
+            links: links(&id, Some(token), None),
+        };
+        h.target(Audience::Side(old), None, &msg);
+        s.publish_targeted(&h.id, Audience::Side(old), None, &msg);
     }
-    h.target(
-        Audience::NotSeated,
-        None,
-        &RoomMsg::RematchReady { room: id.clone(), side: None, token: None, links: links(&id, None, None) },
-    );
+    let msg = RoomMsg::RematchReady { room: id.clone(), side: None, token: None, links: links(&id, None, None) };
+    h.target(Audience::NotSeated, None, &msg);
+    s.publish_targeted(&h.id, Audience::NotSeated, None, &msg);
     Vec::new()
 }
 

@@ -71,9 +71,9 @@ impl Default for Thresholds {
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// A server to attack (`http://127.0.0.1:PORT`, loopback only); `None` starts one in
-    /// this process for each attack.
-    pub url: Option<String>,
+    /// Servers to attack (`http://127.0.0.1:PORT`, loopback only), the nodes of one
+    /// cluster; none starts one in this process for each attack.
+    pub urls: Vec<String>,
     /// How long each attack runs.
     pub duration: Duration,
     /// Attack sizes.
@@ -126,7 +126,7 @@ pub async fn run(config: &Config, mut on_start: impl FnMut(&str)) -> Result<Vec<
     if config.duration < Duration::from_secs(1) || config.duration > Duration::from_secs(600) {
         return Err("the duration of an attack: from 1 to 600 seconds".into());
     }
-    let remote = config.url.as_deref().map(|u| loopback(u, WHO)).transpose()?;
+    let remote = config.urls.iter().map(|u| loopback(u, WHO)).collect::<Result<Vec<_>, _>>()?;
     // Check that attackers can use addresses of their own before starting anything.
     let probe = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
     probe
@@ -140,23 +140,31 @@ pub async fn run(config: &Config, mut on_start: impl FnMut(&str)) -> Result<Vec<
             continue;
         }
         on_start(name);
-        let local = match remote {
-            Some(_) => None,
-            None => Some(LocalServer::start(&format!("attack-{name}"), Limits::default(), matombo_web::app)?),
+        let local = match remote.is_empty() {
+            false => None,
+            true => Some(LocalServer::start(&format!("attack-{name}"), Limits::default(), matombo_web::app)?),
         };
-        let server = remote.unwrap_or_else(|| local.as_ref().expect("started").addr);
-        reports.push(one(config, name, server, k as u64).await);
+        // Several nodes: the attacks go round them, and the honest client plays on the
+        // next one (so that it feels what the attack does to the cluster, not one node).
+        let (server, honest) = match remote.as_slice() {
+            [] => {
+                let a = local.as_ref().expect("started").addr;
+                (a, a)
+            }
+            nodes => (nodes[k % nodes.len()], nodes[(k + 1) % nodes.len()]),
+        };
+        reports.push(one(config, name, server, honest, k as u64).await);
         drop(local);
     }
     Ok(reports)
 }
 
-async fn one(config: &Config, name: &str, server: SocketAddr, seed: u64) -> AttackReport {
+async fn one(config: &Config, name: &str, server: SocketAddr, honest_at: SocketAddr, seed: u64) -> AttackReport {
     let start = Instant::now();
     let until = start + config.duration;
     let tally = Arc::new(attacks::Tally::default());
     let scale = config.scale;
-    let honest = tokio::spawn(honest::run(server, "tsoro:8".into(), until, seed));
+    let honest = tokio::spawn(honest::run(honest_at, "tsoro:8".into(), until, seed));
     let effect = match name {
         "foreign-origin" => attacks::foreign_origin(server, until, scale, tally.clone()).await,
         "huge-tags" => attacks::huge_tags(server, until, scale, tally.clone()).await,

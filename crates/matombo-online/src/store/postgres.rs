@@ -271,9 +271,12 @@ fn opt_ms(r: Option<[u64; 2]>, i: usize) -> Option<i64> {
     r.map(|r| r[i] as i64)
 }
 
-/// Marks a live room active; [`StoreError::Closed`] if it was closed meanwhile.
+/// Marks a live room active; [`StoreError::Closed`] if it was closed or ended meanwhile
+/// (by another node: one end per game, and no turn after it).
 async fn touch(c: &impl GenericClient, id: &str, at: u64) -> Result<(), Fail> {
-    let n = c.execute("UPDATE rooms SET last_active=$2 WHERE id=$1 AND closed IS NULL", &[&id, &ms(at)]).await?;
+    let n = c
+        .execute("UPDATE rooms SET last_active=$2 WHERE id=$1 AND closed IS NULL AND finished IS NULL", &[&id, &ms(at)])
+        .await?;
     if n == 0 {
         return Err(StoreError::Closed(id.to_string()).into());
     }

@@ -31,8 +31,10 @@ pub struct Args {
     #[arg(long)]
     pub short: bool,
     /// Attack a running server on loopback instead of one started in this process.
+    /// Repeated: the nodes of one cluster; the attacks go round them, the honest client
+    /// on the next node.
     #[arg(long)]
-    pub url: Option<String>,
+    pub url: Vec<String>,
     /// Run only these attacks (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -54,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let thresholds =
         Thresholds { get_p99_ms: args.max_get_p99_ms, turn_p99_ms: args.max_turn_p99_ms, ..Thresholds::default() };
     let config = Config {
-        url: args.url,
+        urls: args.url,
         duration: Duration::from_secs_f64(seconds),
         scale: if args.short { Scale::Short } else { Scale::Full },
         only: args.only,

@@ -44,9 +44,10 @@ pub struct Args {
     /// Mean thinking time per turn in ms (each draw uniform in 0.5x..1.5x).
     #[arg(long, default_value_t = 500)]
     pub think_ms: u64,
-    /// Server to test (loopback only); default: one started in this process.
+    /// Server to test (loopback only); default: one started in this process. Repeated:
+    /// the nodes of one cluster, clients spread over them (each game's players on two).
     #[arg(long)]
-    pub url: Option<String>,
+    pub url: Vec<String>,
     /// Seed of the random turns.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -71,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => args.rooms,
     };
     let config = Config {
-        url: args.url.clone(),
+        urls: args.url.clone(),
         rooms,
         duration: Duration::from_secs_f64(args.duration),
         ramp: Duration::from_secs_f64(args.ramp),
