@@ -38,7 +38,7 @@ const MAX_PATH: usize = 20_000;
 const NORTH_ATTACKS: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// One transposition-table slot.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Entry {
     key: u64,
     pn: u32,
@@ -50,7 +50,7 @@ struct Entry {
 }
 
 /// Bytes a table slot takes.
-pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+pub const ENTRY_BYTES: usize = 24;
 
 /// What a search ended with, for one attacker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +80,11 @@ struct Res {
 /// A df-pn search with its transposition table.
 pub struct Pns<'a> {
     tables: Option<&'a Tables>,
-    tt: Vec<Entry>,
+    /// The table as three zeroed arrays (so the pages are taken only as they are used):
+    /// keys, `pn << 32 | dn`, and `work << 32 | dist`.
+    keys: Vec<u64>,
+    nums: Vec<u64>,
+    meta: Vec<u64>,
     mask: usize,
     nodes: u64,
     node_limit: u64,
@@ -103,7 +107,9 @@ impl<'a> Pns<'a> {
         let buckets = (slots / WAYS + 1).next_power_of_two() / 2;
         Pns {
             tables,
-            tt: vec![Entry::default(); buckets * WAYS],
+            keys: vec![0; buckets * WAYS],
+            nums: vec![0; buckets * WAYS],
+            meta: vec![0; buckets * WAYS],
             mask: buckets - 1,
             nodes: 0,
             node_limit,
@@ -123,7 +129,7 @@ impl<'a> Pns<'a> {
 
     /// Bytes of the transposition table.
     pub fn memory(&self) -> usize {
-        self.tt.len() * ENTRY_BYTES
+        self.keys.len() * ENTRY_BYTES
     }
 
     /// Slots of the transposition table in use.
@@ -148,23 +154,27 @@ impl<'a> Pns<'a> {
 
     fn get(&self, key: u64) -> Option<Entry> {
         let b = (key as usize & self.mask) * WAYS;
-        self.tt[b..b + WAYS].iter().find(|e| e.key == key).copied()
+        let i = (b..b + WAYS).find(|&i| self.keys[i] == key)?;
+        let (n, m) = (self.nums[i], self.meta[i]);
+        Some(Entry { key, pn: (n >> 32) as u32, dn: n as u32, work: (m >> 32) as u32, dist: m as u32 })
     }
 
     fn put(&mut self, e: Entry) {
         let b = (e.key as usize & self.mask) * WAYS;
-        let bucket = &mut self.tt[b..b + WAYS];
-        let slot = match bucket.iter().position(|x| x.key == e.key) {
+        let i = match (b..b + WAYS).find(|&i| self.keys[i] == e.key) {
             Some(i) => i,
             None => {
-                let i = (0..WAYS).min_by_key(|&i| (bucket[i].key != 0, bucket[i].work)).unwrap_or(0);
-                if bucket[i].key == 0 {
+                // Replace the slot that cost least to fill (an empty one first).
+                let i = (b..b + WAYS).min_by_key(|&i| (self.keys[i] != 0, self.meta[i] >> 32)).unwrap_or(b);
+                if self.keys[i] == 0 {
                     self.used += 1;
                 }
                 i
             }
         };
-        bucket[slot] = e;
+        self.keys[i] = e.key;
+        self.nums[i] = (e.pn as u64) << 32 | e.dn as u64;
+        self.meta[i] = (e.work as u64) << 32 | e.dist as u64;
     }
 
     /// What the tables say of `pos` for the attacker: proved with a distance, or disproved.
