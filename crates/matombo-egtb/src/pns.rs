@@ -359,11 +359,7 @@ fn combine(or: bool, vals: &[Res]) -> Res {
         }
     }
     let (pn, dn) = if or { (min, sum) } else { (sum, min) };
-    let dist = if pn == 0 {
-        1 + if or { dist_best } else { dist_worst }
-    } else {
-        0
-    };
+    let dist = if pn == 0 { 1 + if or { dist_best } else { dist_worst } } else { 0 };
     // A disproof rests on the path if one of its disproved children does: at an OR node
     // all children are disproved, at an AND node any one suffices (a genuine one, if any).
     let path_dep = dn == 0 && if or { any_dep } else { zero_dep };
@@ -488,7 +484,9 @@ impl Proof {
                 }
             } else {
                 let bound = |c: &Position| {
-                    done.get(&c.hash()).copied().or_else(|| tables.and_then(|t| t.probe(c)).and_then(|v| v.distance().map(u32::from)))
+                    done.get(&c.hash())
+                        .copied()
+                        .or_else(|| tables.and_then(|t| t.probe(c)).and_then(|v| v.distance().map(u32::from)))
                 };
                 match p.turns().max_by_key(|(_, c)| bound(c)) {
                     Some((t, _)) => t,
@@ -582,7 +580,8 @@ impl Pns<'_> {
         } else {
             let mut kids = Vec::new();
             pos.for_each_child(&mut |c| kids.push(c.clone()));
-            kids.iter().all(|c| !grey.contains(&c.hash()) && self.proved(c).is_some() && self.extract(c, moves, done, grey))
+            kids.iter()
+                .all(|c| !grey.contains(&c.hash()) && self.proved(c).is_some() && self.extract(c, moves, done, grey))
         };
         grey.remove(&h);
         if ok {

@@ -83,7 +83,8 @@ fn draws_are_never_proved_wins() {
     let leaves = Tables::build(r, 6, 2).unwrap();
     let stop = AtomicBool::new(false);
     let layer = &full.layers()[7];
-    let drawn: Vec<u64> = (0..layer.index.len()).filter(|&i| layer.codes[i as usize] == 0).step_by(97).take(12).collect();
+    let drawn: Vec<u64> =
+        (0..layer.index.len()).filter(|&i| layer.codes[i as usize] == 0).step_by(97).take(12).collect();
     assert!(drawn.len() >= 10);
     let mut found = 0;
     for i in drawn {

@@ -201,11 +201,7 @@ fn pns(
     stop: &AtomicBool,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<Out> {
-    let limits = PnsLimits {
-        nodes: args.nodes,
-        memory: (args.memory << 20) as usize,
-        exact_nodes: args.nodes,
-    };
+    let limits = PnsLimits { nodes: args.nodes, memory: (args.memory << 20) as usize, exact_nodes: args.nodes };
     let show = |a: Answer| match a {
         Answer::Proved(d) => format!("proved ({d})"),
         Answer::Disproved => "disproved".into(),
