@@ -27,6 +27,7 @@
 mod build;
 pub mod file;
 mod index;
+mod pns;
 mod solve;
 mod value;
 
@@ -36,6 +37,7 @@ use matombo_core::{Position, Ruleset, Token};
 
 pub use build::{build_layer, Budget, BYTES_PER_EDGE, BYTES_PER_POSITION};
 pub use index::LayerIndex;
+pub use pns::{solve_pns, Answer, Pns, PnsLimits, PnsSolution, PnsStats, Proof, ProofError, ENTRY_BYTES};
 pub use solve::{Solution, Solver};
 pub use value::{Value, MAX_DISTANCE};
 

@@ -115,13 +115,29 @@ fn solve_agrees_with_the_tables_and_reports_what_it_did_not_prove() {
         assert_eq!((&v["value"], &v["distance"]), (&table["value"], &table["distance"]), "{out}");
         assert_eq!(v["line"].as_array().unwrap().len() as u64, v["distance"].as_u64().unwrap());
     }
-    let (ok, out, err) = matombo(&["solve", RULESET, "--nodes", "20000", "--json"]);
+    let (ok, out, err) = matombo(&["solve", RULESET, "--nodes", "20000", "--json", "--method", "deepen"]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["value"], "open");
     assert!(v["searched_depth"].as_u64().unwrap() >= 3, "{out}");
-    let (ok, out, _) = matombo(&["solve", RULESET, "--nodes", "20000"]);
+    let (ok, out, _) = matombo(&["solve", RULESET, "--nodes", "20000", "--method", "deepen"]);
     assert!(ok && out.starts_with("not proved within the budget"), "{out}");
+    // The proof-number search: how far it got, in numbers.
+    let (ok, out, err) = matombo(&["solve", RULESET, "--nodes", "20000", "--memory", "8", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((&v["value"], &v["method"]), (&"open".into(), &"pns".into()), "{out}");
+    assert!(v["pns_mover"].is_array() && v["table_bytes"].as_u64().unwrap() <= 8 << 20, "{out}");
+    // Bad input: a clear error, nothing searched.
+    for (args, says) in [
+        (vec!["solve", RULESET, "--method", "bfs"], "invalid value 'bfs'"),
+        (vec!["solve", RULESET, "--memory", "0"], "--memory"),
+        (vec!["solve", "tsoro:6,heads=0,bonus=0 0*6/0*4,1,1/0*6/0*6 S"], "game is over"),
+        (vec!["solve", "tsoro:5"], ""),
+    ] {
+        let (ok, _, err) = matombo(&args);
+        assert!(!ok && err.contains(says), "{args:?}: {err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
