@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod offline;
 pub mod pages;
 pub mod proxy;
+pub mod puzzles;
 pub mod shutdown;
 pub mod static_site;
 pub mod tls;
