@@ -97,7 +97,8 @@ pub fn self_play(config: &MineConfig, index: usize) -> Game {
         let turn = if rng.random_bool(style.random) {
             random_turn(&pos, &mut rng)
         } else {
-            let limits = Limits { depth: Some(style.depth), nodes: Some(20_000), time: None };
+            let nodes = if config.ruleset.size() > 12 { 20_000 } else { 200_000 };
+            let limits = Limits { depth: Some(style.depth), nodes: Some(nodes), time: None };
             let history = &game.positions()[..game.positions().len() - 1];
             engines[who].search_with(&pos, limits, &stop, history, &[], &mut |_| {}).map(|r| r.best)
         };
@@ -252,7 +253,7 @@ pub fn puzzle_at(pos: &Position, parent: Option<&Position>, tables: Option<&Tabl
 }
 
 /// Positions of a finished game looked at, counted back from its end.
-const LOOK_BACK: usize = 24;
+const LOOK_BACK: usize = 14;
 
 /// The puzzles of self-play game `index`: from the end of the game backwards, at most
 /// `per_game` of them.

@@ -65,6 +65,8 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
         .route("/review", get(pages::review_page))
         .route("/learn", get(learn::index_page))
         .route("/learn/{id}", get(learn::lesson_page))
+        .route("/puzzles", get(puzzles::index_page))
+        .route("/puzzles/{id}", get(puzzles::puzzle_page))
         .route("/static/{*path}", get(assets::static_file))
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))
