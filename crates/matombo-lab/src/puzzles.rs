@@ -220,16 +220,14 @@ pub fn puzzle_id(position: &str) -> String {
 /// is always South (the side the board page is played from).
 pub fn puzzle_at(pos: &Position, parent: Option<&Position>, tables: Option<&Tables>, nodes: u64) -> Option<Puzzle> {
     let north = pos.side_to_move() == matombo_core::Side::North;
-    let (pos, parent) = if north {
-        (&pos.mirrored(), parent.map(Position::mirrored))
-    } else {
-        (pos, parent.cloned())
-    };
+    let (pos, parent) = if north { (&pos.mirrored(), parent.map(Position::mirrored)) } else { (pos, parent.cloned()) };
     let parent = parent.as_ref();
     let stop = AtomicBool::new(false);
     let mut solver = Solver::new(tables, nodes, &stop);
     let (d, line) = match solver.solve(pos, MAX_DISTANCE, &mut |_, _| {}) {
-        Solution::Proved(Value::Win(d), line) if d as u32 <= MAX_DISTANCE && line.len() == d as usize => (d as u32, line),
+        Solution::Proved(Value::Win(d), line) if d as u32 <= MAX_DISTANCE && line.len() == d as usize => {
+            (d as u32, line)
+        }
         _ => return None,
     };
     // The turn before was a mistake: its player was not already lost that soon.
@@ -323,7 +321,9 @@ pub fn check(p: &Puzzle, tables: Option<&Tables>, nodes: u64) -> Result<(), Chec
     match solver.solve(&pos, d, &mut |_, _| {}) {
         Solution::Proved(Value::Win(k), _) if k as u32 == d => {}
         Solution::Proved(v, _) => return Err(CheckError::WrongValue(format!("proved {v}, not a win in {d}"))),
-        Solution::Open { depth } if depth < d => return Err(CheckError::Unproved(format!("searched {depth} of {d} turns"))),
+        Solution::Open { depth } if depth < d => {
+            return Err(CheckError::Unproved(format!("searched {depth} of {d} turns")))
+        }
         Solution::Open { .. } => return Err(CheckError::WrongValue(format!("no win within {d} turns"))),
     }
     let mut p_now = pos.clone();
@@ -334,7 +334,9 @@ pub fn check(p: &Puzzle, tables: Option<&Tables>, nodes: u64) -> Result<(), Chec
         if i % 2 == 0 {
             match loses_within(&mut solver, &child, left) {
                 Some(true) => {}
-                Some(false) => return Err(CheckError::BadLine(format!("solver move {} ({s}) does not win", i / 2 + 1))),
+                Some(false) => {
+                    return Err(CheckError::BadLine(format!("solver move {} ({s}) does not win", i / 2 + 1)))
+                }
                 None => return Err(CheckError::Unproved(format!("solver move {s}"))),
             }
             for (other, c) in p_now.turns() {
@@ -344,7 +346,10 @@ pub fn check(p: &Puzzle, tables: Option<&Tables>, nodes: u64) -> Result<(), Chec
                 match loses_within(&mut solver, &c, left) {
                     Some(false) => {}
                     Some(true) => {
-                        return Err(CheckError::NotUnique(format!("{other} wins too instead of {s} (move {})", i / 2 + 1)))
+                        return Err(CheckError::NotUnique(format!(
+                            "{other} wins too instead of {s} (move {})",
+                            i / 2 + 1
+                        )))
                     }
                     None => return Err(CheckError::Unproved(format!("alternative {other} to {s}"))),
                 }
@@ -386,13 +391,8 @@ mod tests {
 
     #[test]
     fn a_mined_puzzle_checks_and_a_tampered_one_does_not() {
-        let config = MineConfig {
-            ruleset: "tsoro:6".parse().unwrap(),
-            seed: 1,
-            nodes: 200_000,
-            tables: None,
-            per_game: 1,
-        };
+        let config =
+            MineConfig { ruleset: "tsoro:6".parse().unwrap(), seed: 1, nodes: 200_000, tables: None, per_game: 1 };
         let p = (0..20).flat_map(|i| mine(&config, i)).next().expect("a puzzle in 20 games");
         assert_eq!(check(&p, None, 1_000_000), Ok(()));
         let mut wrong = p.clone();

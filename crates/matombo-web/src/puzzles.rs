@@ -81,7 +81,15 @@ pub fn puzzles_html(t: Target, lang: &str, id: Option<&str>) -> String {
         show_solution = w("show_solution"),
         next = w("next_puzzle"),
     );
-    pages::page(t, lang, &format!("{} – matombo", word(lang, "puzzles")), "learn-page", ("puzzles", ""), &main, "js/puzzles/puzzles.js")
+    pages::page(
+        t,
+        lang,
+        &format!("{} – matombo", word(lang, "puzzles")),
+        "learn-page",
+        ("puzzles", ""),
+        &main,
+        "js/puzzles/puzzles.js",
+    )
 }
 
 /// `GET /puzzles`: the puzzles (a rating-matched one, `?daily=1` the puzzle of the day).
@@ -102,7 +110,10 @@ pub async fn puzzle_page(Path(id): Path<String>, Query(q): Query<pages::PageQuer
 
 /// The static site's puzzle pages (one a language; `?id=` picks a puzzle).
 pub fn site_files() -> Vec<(String, Vec<u8>)> {
-    LANGUAGES.iter().map(|(lang, _)| (Target::site_file("puzzles", lang), puzzles_html(Target::Site, lang, None).into_bytes())).collect()
+    LANGUAGES
+        .iter()
+        .map(|(lang, _)| (Target::site_file("puzzles", lang), puzzles_html(Target::Site, lang, None).into_bytes()))
+        .collect()
 }
 
 /// The puzzle pages for the offline cache of `t`.

@@ -11,7 +11,6 @@ use anyhow::Context;
 use matombo_core::Ruleset;
 use matombo_lab::puzzles::{self, MineConfig, Puzzle};
 
-
 /// Arguments of `matombo puzzles`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -126,7 +125,8 @@ fn load(file: Option<&Path>) -> anyhow::Result<Vec<Puzzle>> {
 fn tables_of(dir: Option<&Path>, ruleset: Ruleset) -> anyhow::Result<Option<std::sync::Arc<matombo_egtb::Tables>>> {
     let Some(dir) = dir else { return Ok(None) };
     // Tables for some boards only: the others are solved by search alone.
-    let all = matombo_egtb::Tables::open_all(dir).with_context(|| format!("reading the endgame tables in {}", dir.display()))?;
+    let all = matombo_egtb::Tables::open_all(dir)
+        .with_context(|| format!("reading the endgame tables in {}", dir.display()))?;
     Ok(all.into_iter().find(|t| t.ruleset() == ruleset).map(std::sync::Arc::new))
 }
 
@@ -216,14 +216,7 @@ fn list(a: ListArgs) -> anyhow::Result<()> {
         if a.json {
             println!("{}", serde_json::to_string(p)?);
         } else {
-            println!(
-                "{:8} {:>6} {:10} {:40} {}",
-                p.id,
-                p.rating,
-                p.result,
-                p.themes.join(","),
-                p.position
-            );
+            println!("{:8} {:>6} {:10} {:40} {}", p.id, p.rating, p.result, p.themes.join(","), p.position);
         }
     }
     Ok(())
