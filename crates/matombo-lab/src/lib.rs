@@ -19,6 +19,7 @@
 pub mod arena;
 mod openings;
 mod pool;
+pub mod puzzles;
 mod spsa;
 mod stats;
 pub mod tuning;

@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod offline;
 pub mod pages;
 pub mod proxy;
+pub mod puzzles;
 pub mod shutdown;
 pub mod static_site;
 pub mod tls;
@@ -64,6 +65,8 @@ fn site_routes(pool: api::AiPool, cpu: api::CpuBudget) -> Router {
         .route("/review", get(pages::review_page))
         .route("/learn", get(learn::index_page))
         .route("/learn/{id}", get(learn::lesson_page))
+        .route("/puzzles", get(puzzles::index_page))
+        .route("/puzzles/{id}", get(puzzles::puzzle_page))
         .route("/static/{*path}", get(assets::static_file))
         .route("/sw.js", get(offline::service_worker_file))
         .route("/manifest.webmanifest", get(offline::manifest_file))

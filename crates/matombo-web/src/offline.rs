@@ -41,6 +41,7 @@ pub fn service_worker(t: Target) -> String {
         Target::Server => {
             files.extend(["rules/tsoro", "rules/nsolo", "play", "review"].map(String::from));
             files.extend(crate::learn::offline_files(t));
+            files.extend(crate::puzzles::offline_files(t));
             files.extend(assets::page_files().iter().map(|f| format!("static/{}/{f}", assets::version())));
         }
         Target::Site => {
@@ -50,6 +51,7 @@ pub fn service_worker(t: Target) -> String {
                 }
             }
             files.extend(crate::learn::offline_files(t));
+            files.extend(crate::puzzles::offline_files(t));
             files.extend(assets::page_files().iter().map(|f| format!("static/{f}")));
         }
     }

@@ -191,7 +191,7 @@ pub(crate) fn page(
 <body class="{body_class}">
 <header class="site">
 <a class="brand" href="{home}"><img src="{st}/img/icon.svg" alt="" width="28" height="28"> matombo</a>
-<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a><a href="{learn}" id="nav-learn">{learn_word}</a>{online}</nav>
+<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a><a href="{learn}" id="nav-learn">{learn_word}</a><a href="{puzzles}" id="nav-puzzles">{puzzles_word}</a>{online}</nav>
 <nav class="langs" aria-label="{language}">{switch}</nav>
 </header>
 <main id="main">
@@ -212,6 +212,8 @@ pub(crate) fn page(
         nsolo = esc(&t.href("rules-nsolo", lang, "")),
         learn = esc(&t.href("learn", lang, "")),
         learn_word = esc(&word(lang, "learn")),
+        puzzles = esc(&t.href("puzzles", lang, "")),
+        puzzles_word = esc(&word(lang, "puzzles")),
         // Online play needs the server: a static site has no such page.
         online = match t {
             Target::Server => format!(
@@ -384,8 +386,10 @@ pub fn catalogue_html(t: Target, lang: &str) -> String {
         ));
     }
     let main = format!(
-        "<h1 class=\"catalogue-title\">{}</h1>\n<div class=\"cards\">{cards}</div>",
-        esc(&word(lang, "catalogue_title"))
+        "<h1 class=\"catalogue-title\">{}</h1>\n<div class=\"cards\">{cards}</div>\n<p class=\"more daily\"><a class=\"button\" id=\"daily-puzzle\" href=\"{}\">{}</a></p>",
+        esc(&word(lang, "catalogue_title")),
+        esc(&t.href("puzzles", lang, "daily=1")),
+        esc(&word(lang, "puzzle_of_the_day")),
     );
     page(t, lang, "matombo", "catalogue", ("index", ""), &main, "catalogue.js")
 }

@@ -36,6 +36,7 @@ pub fn files() -> Vec<(String, Vec<u8>)> {
         out.push((Target::site_file("review", lang), pages::review_html(Target::Site, lang).into_bytes()));
     }
     out.extend(crate::learn::site_files());
+    out.extend(crate::puzzles::site_files());
     for f in crate::assets::page_files() {
         let data = Assets::get(&f).expect("listed file exists").data.into_owned();
         out.push((format!("static/{f}"), data));

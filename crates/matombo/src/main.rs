@@ -54,6 +54,8 @@ enum Command {
     Egtb(cmd::egtb::Args),
     /// Prove a position's value (forced win or loss) by exhaustive search.
     Solve(cmd::solve::Args),
+    /// Puzzles: mine them from self-play (each proved), list them, re-prove them.
+    Puzzles(cmd::puzzles::Args),
 }
 
 /// A closed pipe (`matombo perft tsoro:8 --divide 3 | head`) ends the program quietly, as
@@ -103,6 +105,7 @@ fn main() -> std::process::ExitCode {
         Command::Tune(a) => cmd::tune::run(a),
         Command::Egtb(a) => cmd::egtb::run(a),
         Command::Solve(a) => cmd::solve::run(a),
+        Command::Puzzles(a) => cmd::puzzles::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -13,6 +13,7 @@ pub mod loadtest;
 pub mod matches;
 pub mod perft;
 pub mod play;
+pub mod puzzles;
 pub mod review;
 pub mod serve;
 pub mod show;

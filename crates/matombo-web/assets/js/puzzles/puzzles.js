@@ -1,0 +1,257 @@
+// The puzzles page: the learner plays the solver's turns (South), one decision at a time
+// through the engine (engine.js `request`, the same answers as POST /api/game), and the
+// page plays the defence from the proved solution. A turn is judged as soon as it leaves
+// the solution (another start hole, another head choice) or ends: right when it is the
+// solution's token. Ratings (Glicko-2, glicko.js) of the player and of each puzzle, the
+// puzzles done and the streak are kept in this browser (localStorage). Nothing here
+// decides a rule: the holes offered, the head choices and the bonus picks are the engine's.
+import { Board } from '../board.js';
+import { request } from '../engine.js';
+import * as glicko from './glicko.js';
+
+const $ = (id) => document.getElementById(id);
+const words = JSON.parse($('ui-words').textContent);
+const data = JSON.parse($('puzzles-data').textContent);
+const all = data.puzzles;
+const root = $('puzzles');
+const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
+const speed = Number(localStorage.getItem('matombo-speed') ?? 2);
+const sleep = (ms) => new Promise((r) => setTimeout(r, speed >= 4 ? ms / 4 : ms));
+const KEY = 'matombo-puzzles';
+
+function loadStore() {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY) || '{}');
+    if (v && typeof v === 'object') return { player: v.player || glicko.fresh(), ratings: v.ratings || {}, done: v.done || {}, streak: v.streak || 0 };
+  } catch (_) {
+    /* unreadable: start again */
+  }
+  return { player: glicko.fresh(), ratings: {}, done: {}, streak: 0 };
+}
+const store = loadStore();
+function save() {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(store));
+  } catch (_) {
+    /* private mode: nothing kept */
+  }
+}
+
+const ratingOf = (p) => store.ratings[p.id] || { ...glicko.fresh(p.rating), rd: 200 };
+
+let board = null;
+let boardKey = '';
+let puzzle = null;
+let ply = 0; // the solver's turn being asked: an even index into the solution
+let pending = [];
+let state = null;
+let busy = false;
+let over = false; // solved or failed
+
+const params = new URLSearchParams(location.search);
+
+/** The puzzle of the day: the same for everyone on a given UTC date. */
+function daily() {
+  const day = Math.floor(Date.now() / 86400000);
+  return all[(day * 7919) % all.length];
+}
+
+/** The next puzzle: not done yet, of the theme chosen, rated nearest the player. */
+function pickNext() {
+  const theme = $('theme').value;
+  let pool = all.filter((p) => !(p.id in store.done) && (!theme || p.themes.includes(theme)) && p.id !== puzzle?.id);
+  if (!pool.length) pool = all.filter((p) => (!theme || p.themes.includes(theme)) && p.id !== puzzle?.id);
+  const target = $('streak-mode').checked ? 900 + 60 * store.streak : store.player.r;
+  pool.sort((a, b) => Math.abs(ratingOf(a).r - target) - Math.abs(ratingOf(b).r - target));
+  const near = pool.slice(0, 8);
+  return near[Math.floor(Math.random() * near.length)];
+}
+
+function feedback(text, kind) {
+  $('feedback').textContent = text;
+  $('feedback').dataset.kind = kind || '';
+}
+
+function show() {
+  $('player-rating').textContent = fill(words.your_rating, { r: Math.round(store.player.r) });
+  $('puzzle-rating').textContent = fill(words.puzzle_rating, { r: Math.round(ratingOf(puzzle).r) });
+  $('streak').textContent = fill(words.streak_n, { n: store.streak });
+}
+
+async function loadPuzzle(p) {
+  puzzle = p;
+  ply = 0;
+  over = false;
+  root.dataset.puzzle = p.id;
+  $('solution').hidden = true;
+  feedback('');
+  const n = p.solution.length;
+  $('puzzle-title').textContent = `${fill(words.win_in, { n })} · ${p.themes.map((t) => words[`theme_${t}`] || t).join(', ')}`;
+  $('task-prompt').textContent = words.find_the_win;
+  const link = location.pathname.startsWith('/puzzles') ? `/puzzles/${p.id}${location.search.includes('lang=') ? `?lang=${params.get('lang')}` : ''}` : `?id=${p.id}`;
+  $('puzzle-link').href = link;
+  $('puzzle-link').textContent = `#${p.id}`;
+  await ask();
+  show();
+}
+
+/** Sets up the solver's turn at `ply`. */
+async function ask() {
+  pending = [];
+  state = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply) });
+  const key = `${state.ruleset.n}|${state.ruleset.head_holes.join(',')}`;
+  if (!board || key !== boardKey) {
+    $('task-board').textContent = '';
+    board = new Board($('task-board'), { n: state.ruleset.n, heads: state.ruleset.head_holes, words, labels: true, interactive: true });
+    board.setSpeed(speed);
+    board.onClick = onHole;
+    boardKey = key;
+  }
+  board.setMarks({});
+  render();
+}
+
+function render() {
+  board.setRows(state.rows);
+  const open = !busy && !over;
+  const bonus = state.phase === 'bonus';
+  board.setClickable(open && (bonus || state.phase === 'start') ? state.clickable : [], bonus ? 'take' : 'start');
+  if (bonus) board.setMarks({ picked: state.picks || [] });
+  const head = open && state.phase === 'head';
+  $('btn-continue').hidden = $('btn-stop').hidden = !head;
+  $('btn-continue').disabled = !state.legal.includes('continue');
+  $('btn-stop').disabled = !state.legal.includes('stop');
+  $('btn-done').hidden = !(open && bonus && state.ruleset.game === 'tsoro');
+  let prompt = '';
+  if (head) prompt = fill(words.head_choice, { hole: state.head });
+  else if (open && bonus) prompt = state.ruleset.game === 'tsoro' ? fill(words.take_up_to, { n: state.left }) : fill(words.take_n_more, { n: state.left });
+  else if (open) prompt = words.choose_start;
+  $('prompt').textContent = prompt;
+  root.dataset.state = busy ? 'busy' : over ? root.dataset.result : 'ready';
+}
+
+/** Whether the turn begun (`partial`, a token so far) can still become `want`. */
+function onTrack(partial, want) {
+  const split = (t) => {
+    const m = /^([A-Za-z]\d+)([+=]*)/.exec(t);
+    return m ? [m[1], m[2]] : [t, ''];
+  };
+  const [ps, pm] = split(partial);
+  const [ws, wm] = split(want);
+  return ps === ws && wm.startsWith(pm);
+}
+
+function rate(score) {
+  const pr = ratingOf(puzzle);
+  const player = store.player;
+  store.player = glicko.update(player, pr, score);
+  store.ratings[puzzle.id] = glicko.update(pr, player, 1 - score);
+  store.done[puzzle.id] = score;
+  store.streak = score ? store.streak + 1 : 0;
+  save();
+  show();
+}
+
+async function fail() {
+  over = true;
+  root.dataset.result = 'failed';
+  feedback(`${words.puzzle_wrong} ${words.puzzle_failed}`, 'wrong');
+  rate(0);
+  await sleep(900);
+  state = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply) });
+  render();
+}
+
+async function step(decisions) {
+  if (busy || over) return;
+  busy = true;
+  render();
+  let next;
+  try {
+    next = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply), pending, apply: decisions });
+  } catch (e) {
+    busy = false;
+    feedback(`${words.illegal}: ${e.message}`, 'wrong');
+    render();
+    return;
+  }
+  if (decisions[0].startsWith('take')) board.setRows(next.rows);
+  else await board.animate(next.events, 'South');
+  pending = [...pending, ...decisions];
+  state = next;
+  const want = puzzle.solution[ply];
+  if (next.played.length) {
+    busy = false;
+    if (next.played[0] !== want) return fail();
+    ply += 1;
+    if (ply >= puzzle.solution.length) {
+      over = true;
+      root.dataset.result = 'solved';
+      feedback(`${words.puzzle_right} ${words.puzzle_solved}`, 'right');
+      rate(1);
+      render();
+      $('btn-next').focus();
+      return;
+    }
+    // The defence, from the solution.
+    feedback(`${words.puzzle_right} ${fill(words.defence_plays, { move: puzzle.solution[ply] })}`, 'right');
+    busy = true;
+    render();
+    await sleep(500);
+    const reply = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply), token: puzzle.solution[ply] });
+    await board.animate(reply.events, 'North');
+    ply += 1;
+    busy = false;
+    await ask();
+    return;
+  }
+  busy = false;
+  if (next.partial && !onTrack(next.partial, want)) return fail();
+  render();
+}
+
+async function onHole(label) {
+  if (busy || over) return;
+  if (state.phase === 'start') return step([`sow ${label}`]);
+  if (state.phase === 'bonus' && state.clickable.includes(label)) return step([`take ${label}`]);
+}
+
+async function showSolution() {
+  if (busy) return;
+  if (!over) {
+    over = true;
+    root.dataset.result = 'failed';
+    rate(0);
+  }
+  $('solution').hidden = false;
+  $('solution').textContent = `${words.solution_label} ${puzzle.solution.join(' ')}`;
+  busy = true;
+  render();
+  let s = await request('/api/game', { start: puzzle.position });
+  board.setRows(s.rows);
+  for (let i = 0; i < puzzle.solution.length; i++) {
+    await sleep(400);
+    s = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, i), token: puzzle.solution[i] });
+    await board.animate(s.events, i % 2 ? 'North' : 'South');
+    board.setRows(s.rows);
+  }
+  busy = false;
+  state = s;
+  render();
+}
+
+$('btn-continue').addEventListener('click', () => step(['continue']));
+$('btn-stop').addEventListener('click', () => step(['stop']));
+$('btn-done').addEventListener('click', () => step(['done']));
+$('btn-solution').addEventListener('click', showSolution);
+$('btn-next').addEventListener('click', () => !busy && loadPuzzle(pickNext()));
+$('theme').addEventListener('change', () => !busy && loadPuzzle(pickNext()));
+$('streak-mode').addEventListener('change', () => {
+  store.streak = 0;
+  save();
+  if (!busy) loadPuzzle(pickNext());
+});
+
+const wanted = data.id || params.get('id');
+const first = (wanted && all.find((p) => p.id === wanted)) || (params.get('daily') ? daily() : null) || pickNext();
+await loadPuzzle(first);

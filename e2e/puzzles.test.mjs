@@ -1,0 +1,128 @@
+// The puzzles in real Chromium: a puzzle solved by clicking the proved line (the page
+// playing the defence), one failed at once by another start, the solution shown, the
+// ratings kept in the browser, and Bengali on a phone 390 px wide.
+// Usage: node puzzles.test.mjs http://127.0.0.1:PORT/ (run.sh does this).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ui = JSON.parse(readFileSync(join(here, '..', 'crates/matombo-web/assets/content/ui.json'), 'utf8'));
+const puzzles = readFileSync(join(here, '..', 'crates/matombo-web/assets/content/puzzles.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l));
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+const PHONE = { width: 390, height: 844 };
+
+async function open(browser, url, { viewport = { width: 1280, height: 900 }, lang = 'en' } = {}) {
+  const context = await browser.newContext({ viewport, isMobile: viewport === PHONE, hasTouch: viewport === PHONE, locale: lang });
+  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
+  await page.goto(url);
+  return page;
+}
+
+async function settled(page) {
+  await page.waitForFunction(() => ['ready', 'solved', 'failed'].includes(document.getElementById('puzzles')?.dataset.state), null, {
+    timeout: 30000,
+  });
+  return page.evaluate(() => document.getElementById('puzzles').dataset.state);
+}
+
+const hole = (page, label) => page.locator(`#task-board g.hole[data-hole="${label}"]`);
+
+/** Plays one turn token by clicking: its start, its head marks, its bonus picks. */
+async function playToken(page, token) {
+  const m = /^([A-Za-z]\d+)([+=]*)(.*)$/.exec(token);
+  await hole(page, m[1]).click();
+  let state = await settled(page);
+  for (const mark of m[2]) {
+    if (state !== 'ready') return state;
+    await page.click(mark === '+' ? '#btn-continue' : '#btn-stop');
+    state = await settled(page);
+  }
+  for (const [, h, times] of m[3].matchAll(/x([A-Za-z]\d+)(?::(\d+))?/g)) {
+    for (let i = 0; i < Number(times || 1); i++) {
+      if (state !== 'ready') return state;
+      await hole(page, h).click();
+      state = await settled(page);
+    }
+  }
+  if (state === 'ready' && (await page.isVisible('#btn-done'))) {
+    await page.click('#btn-done');
+    state = await settled(page);
+  }
+  return state;
+}
+
+// The longest line of the shipped puzzles of a small board: the defence is played too.
+const long = puzzles
+  .filter((p) => /^(tsoro|nsolo):[68] /.test(p.position))
+  .sort((a, b) => b.solution.length - a.solution.length)[0];
+
+test('a puzzle solved by clicking its proved line, the defence played by the page', async (browser) => {
+  const page = await open(browser, `${base}/puzzles/${long.id}`);
+  assert((await settled(page)) === 'ready', 'ready');
+  assert((await page.getAttribute('#puzzles', 'data-puzzle')) === long.id, 'the puzzle asked for');
+  let state = 'ready';
+  for (let i = 0; i < long.solution.length; i += 2) {
+    state = await playToken(page, long.solution[i]);
+    if (i + 1 < long.solution.length) assert(state === 'ready', `after ${long.solution[i]}: ${state}`);
+  }
+  assert(state === 'solved', `solved (${state})`);
+  assert((await page.textContent('#feedback')).startsWith(ui.en.puzzle_right), 'right');
+  const kept = await page.evaluate(() => JSON.parse(localStorage.getItem('matombo-puzzles')));
+  assert(kept.done[long.id] === 1 && kept.player.r > 1500, `rating up: ${JSON.stringify(kept.player)}`);
+  await page.screenshot({ path: join(out, 'puzzle-solved.png'), fullPage: true });
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('a puzzle failed at once by another start, then its solution shown', async (browser) => {
+  const page = await open(browser, `${base}/puzzles/${long.id}`);
+  await settled(page);
+  const start = /^[A-Za-z]\d+/.exec(long.solution[0])[0];
+  const other = await page.evaluate((s) => [...document.querySelectorAll('#task-board g.hole.legal')].map((h) => h.dataset.hole).find((h) => h !== s), start);
+  assert(other, 'another legal start');
+  await hole(page, other).click();
+  assert((await settled(page)) === 'failed', 'failed');
+  assert((await page.textContent('#feedback')).startsWith(ui.en.puzzle_wrong), 'wrong');
+  const kept = await page.evaluate(() => JSON.parse(localStorage.getItem('matombo-puzzles')));
+  assert(kept.done[long.id] === 0 && kept.player.r < 1500, 'rating down');
+  await page.click('#btn-solution');
+  await page.waitForFunction(() => !document.getElementById('solution').hidden);
+  assert((await page.textContent('#solution')).includes(long.solution.join(' ')), 'the solution');
+  await page.click('#btn-next');
+  await page.waitForFunction((id) => document.getElementById('puzzles').dataset.puzzle !== id, long.id);
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+test('Bengali on a phone 390 px wide: the words, a Bengali font, no sideways scroll; the daily puzzle', async (browser) => {
+  const page = await open(browser, `${base}/?lang=bn`, { viewport: PHONE, lang: 'bn' });
+  await page.click('#daily-puzzle');
+  await page.waitForURL(/puzzles/);
+  await settled(page);
+  assert((await page.textContent('h1')) === ui.bn.puzzles, 'the title in Bengali');
+  assert((await page.textContent('#task-prompt')) === ui.bn.find_the_win, 'the prompt in Bengali');
+  const widths = await page.evaluate(() => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = getComputedStyle(document.querySelector('h1')).font;
+    return ['ধ', 'াঁ', 'ক', 'ম'].map((c) => ctx.measureText(c).width);
+  });
+  assert(new Set(widths).size > 1, `Bengali glyphs drawn: ${widths}`);
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert(wide <= 390 + 1, `no sideways scroll: ${wide}`);
+  await page.screenshot({ path: join(out, 'puzzles-bn-phone.png'), fullPage: true });
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+});
+
+await runTests(tests, await launchChromium(), process.env.E2E_ONLY || '');
