@@ -243,8 +243,8 @@ fn check(a: CheckArgs) -> anyhow::Result<()> {
         let ruleset = p.position.split_whitespace().next().and_then(|r| r.parse::<Ruleset>().ok());
         let t = match (ruleset, &a.egtb) {
             (Some(r), Some(dir)) => {
-                if !tables.contains_key(&r) {
-                    tables.insert(r, tables_of(Some(dir), r)?);
+                if let std::collections::hash_map::Entry::Vacant(e) = tables.entry(r) {
+                    e.insert(tables_of(Some(dir), r)?);
                 }
                 tables[&r].clone()
             }

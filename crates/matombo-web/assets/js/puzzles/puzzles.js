@@ -7,14 +7,14 @@
 // decides a rule: the holes offered, the head choices and the bonus picks are the engine's.
 import { Board } from '../board.js';
 import { request } from '../engine.js';
+import { $, fill } from '../page.js';
+import { bonusPrompt, startHole, TurnController } from '../turn.js';
 import * as glicko from './glicko.js';
 
-const $ = (id) => document.getElementById(id);
 const words = JSON.parse($('ui-words').textContent);
 const data = JSON.parse($('puzzles-data').textContent);
 const all = data.puzzles;
 const root = $('puzzles');
-const fill = (t, v) => t.replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
 const speed = Number(localStorage.getItem('matombo-speed') ?? 2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, speed >= 4 ? ms / 4 : ms));
 const KEY = 'matombo-puzzles';
@@ -43,8 +43,10 @@ let board = null;
 let boardKey = '';
 let puzzle = null;
 let ply = 0; // the solver's turn being asked: an even index into the solution
-let pending = [];
-let state = null;
+/** The learner's turn, built through the engine. */
+const turn = new TurnController((b) => request('/api/game', b));
+/** @type {import('../wire.js').GameState} */
+let state;
 let busy = false;
 let over = false; // solved or failed
 
@@ -97,8 +99,7 @@ async function loadPuzzle(p) {
 
 /** Sets up the solver's turn at `ply`. */
 async function ask() {
-  pending = [];
-  state = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply) });
+  state = await turn.begin({ start: puzzle.position, moves: puzzle.solution.slice(0, ply) });
   const key = `${state.ruleset.n}|${state.ruleset.head_holes.join(',')}`;
   if (!board || key !== boardKey) {
     $('task-board').textContent = '';
@@ -124,21 +125,22 @@ function render() {
   $('btn-done').hidden = !(open && bonus && state.ruleset.game === 'tsoro');
   let prompt = '';
   if (head) prompt = fill(words.head_choice, { hole: state.head });
-  else if (open && bonus) prompt = state.ruleset.game === 'tsoro' ? fill(words.take_up_to, { n: state.left }) : fill(words.take_n_more, { n: state.left });
+  else if (open && bonus) prompt = bonusPrompt(state, words, fill);
   else if (open) prompt = words.choose_start;
   $('prompt').textContent = prompt;
   root.dataset.state = busy ? 'busy' : over ? root.dataset.result : 'ready';
 }
 
-/** Whether the turn begun (`partial`, a token so far) can still become `want`. */
+/**
+ * Whether the turn begun can still become the solution's `want`: the same start hole, and
+ * the head choices made so far (the engine's `+` / `=` marks of its partial token) a prefix
+ * of the solution's. Bonus picks are judged when the turn is whole (any order is the same).
+ * @param {string} partial the engine's token of the turn so far
+ * @param {string} want the solution's token
+ */
 function onTrack(partial, want) {
-  const split = (t) => {
-    const m = /^([A-Za-z]\d+)([+=]*)/.exec(t);
-    return m ? [m[1], m[2]] : [t, ''];
-  };
-  const [ps, pm] = split(partial);
-  const [ws, wm] = split(want);
-  return ps === ws && wm.startsWith(pm);
+  const marks = (/** @type {string} */ t) => t.slice(startHole(t).length).match(/^[+=]*/)?.[0] || '';
+  return startHole(partial) === startHole(want) && marks(want).startsWith(marks(partial));
 }
 
 function rate(score) {
@@ -158,7 +160,7 @@ async function fail() {
   feedback(`${words.puzzle_wrong} ${words.puzzle_failed}`, 'wrong');
   rate(0);
   await sleep(900);
-  state = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply) });
+  state = await turn.begin({ start: puzzle.position, moves: puzzle.solution.slice(0, ply) });
   render();
 }
 
@@ -167,22 +169,22 @@ async function step(decisions) {
   busy = true;
   render();
   let next;
+  let completed;
   try {
-    next = await request('/api/game', { start: puzzle.position, moves: puzzle.solution.slice(0, ply), pending, apply: decisions });
+    ({ next, completed } = await turn.apply(decisions));
   } catch (e) {
     busy = false;
-    feedback(`${words.illegal}: ${e.message}`, 'wrong');
+    feedback(`${words.illegal}: ${e instanceof Error ? e.message : e}`, 'wrong');
     render();
     return;
   }
   if (decisions[0].startsWith('take')) board.setRows(next.rows);
   else await board.animate(next.events, 'South');
-  pending = [...pending, ...decisions];
   state = next;
   const want = puzzle.solution[ply];
-  if (next.played.length) {
+  if (completed) {
     busy = false;
-    if (next.played[0] !== want) return fail();
+    if (completed !== want) return fail();
     ply += 1;
     if (ply >= puzzle.solution.length) {
       over = true;
@@ -212,8 +214,8 @@ async function step(decisions) {
 
 async function onHole(label) {
   if (busy || over) return;
-  if (state.phase === 'start') return step([`sow ${label}`]);
-  if (state.phase === 'bonus' && state.clickable.includes(label)) return step([`take ${label}`]);
+  const decision = turn.decisionFor(label);
+  if (decision) return step([decision]);
 }
 
 async function showSolution() {
