@@ -8,7 +8,7 @@
 #   MATOMBO_BIN=target/debug/matombo bash e2e/run.sh   # use an existing binary
 #   E2E_ONLY=rules bash e2e/run.sh                      # only tests whose name contains "rules"
 #
-# Installs what it needs: Debian's chromium (apt), playwright-core and typescript (npm ci).
+# Installs what it needs: Debian's chromium (apt), playwright-core, typescript and axe-core (npm ci).
 # First type-checks the site's JavaScript (tsc --checkJs --noEmit, e2e/tsconfig.json).
 # Screenshots go to e2e/out/. Exits non-zero if any test fails.
 set -uo pipefail
@@ -27,7 +27,7 @@ if ! command -v npm >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q nodejs npm >&2
   else sudo apt-get update -q && sudo apt-get install -y -q nodejs npm >&2; fi
 fi
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund >&2
 fi
 

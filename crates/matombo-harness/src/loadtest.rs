@@ -41,6 +41,10 @@ pub struct Config {
     /// Lobby mode: `2 * rooms` players with their own identities meet through the lobby
     /// (challenge, accept) instead of opening rooms over HTTP, and meet again after a game.
     pub lobby: bool,
+    /// A client whose connection closes (a node draining with 1012, a node gone) connects
+    /// again, as the pages do, and checks that no turn it saw played was lost; a room
+    /// creation or claim that fails is tried again. Off: any closed connection is an error.
+    pub reconnect: bool,
 }
 
 /// Counters that grow while the test runs (for a progress display).
@@ -56,6 +60,8 @@ pub struct Live {
     pub games_finished: AtomicU64,
     /// Lobby mode: challenges accepted (pairs met).
     pub matched: AtomicU64,
+    /// Connections made again after a close (with `reconnect`).
+    pub reconnects: AtomicU64,
     /// Lobby mode: accepts that lost the race for a challenge to another player (not
     /// errors: the acceptor picks another).
     pub accepts_lost: AtomicU64,
@@ -97,8 +103,12 @@ pub struct Report {
     pub games_finished: u64,
     /// Errors (error messages, failed connections or requests).
     pub errors: u64,
-    /// Errors by kind (server error codes, `connect`, `closed`, `http`).
+    /// Errors by kind (server error codes, `connect`, `closed`, `http`, and with
+    /// `reconnect` `lost acknowledged turn`: a room's state after a reconnection behind a
+    /// turn its client had seen played).
     pub error_kinds: HashMap<String, u64>,
+    /// Connections made again after a close (with `reconnect`; 0 without).
+    pub reconnects: u64,
     /// The server tested: "in-process" or the URL.
     pub server: String,
     /// Lobby mode's figures (absent in room mode).
@@ -291,6 +301,7 @@ pub async fn run(config: Config, live: Arc<Live>) -> Result<Report, String> {
         games_finished: live.games_finished.load(Ordering::Relaxed),
         errors: live.errors.load(Ordering::Relaxed),
         error_kinds: live.error_kinds.lock().expect("errors lock").clone(),
+        reconnects: live.reconnects.load(Ordering::Relaxed),
         server: server_name,
         lobby,
     })
@@ -301,21 +312,16 @@ async fn slot(shared: Arc<Shared>, index: u64) {
     let mut game = 0u64;
     while Instant::now() < shared.stop_at {
         let body = json!({"ruleset": shared.config.ruleset.to_string(), "side": "south", "name": format!("s{index}")});
-        let created = match http_post(shared.host(index), "/api/online/rooms", &body).await {
-            Ok((201, v)) => v,
-            _ => {
-                shared.live.error("create room");
-                return;
-            }
+        let Some(created) = post_retrying(&shared, shared.host(index), "/api/online/rooms", &body, 201).await else {
+            shared.live.error("create room");
+            return;
         };
         let id = created["id"].as_str().unwrap_or_default().to_string();
         let claim = json!({"invite": created["invite"], "name": format!("n{index}")});
-        let claimed = match http_post(shared.host(index + 1), &format!("/api/online/rooms/{id}/claim"), &claim).await {
-            Ok((200, v)) => v,
-            _ => {
-                shared.live.error("claim seat");
-                return;
-            }
+        let path = format!("/api/online/rooms/{id}/claim");
+        let Some(claimed) = post_retrying(&shared, shared.host(index + 1), &path, &claim, 200).await else {
+            shared.live.error("claim seat");
+            return;
         };
         let sent: Arc<Mutex<HashMap<u32, Instant>>> = Arc::default();
         let seed = shared.config.seed ^ (index << 20) ^ game;
@@ -348,6 +354,35 @@ async fn slot(shared: Arc<Shared>, index: u64) {
         }
         game += 1;
     }
+}
+
+/// A POST expecting `status`; with `reconnect`, tried again for up to 10 s (a node
+/// draining refuses it, the balancer or the next node answers). A claim that went through
+/// before its answer was lost is refused `seat_taken` when tried again: the slot then gives up.
+async fn post_retrying(shared: &Shared, host: &str, path: &str, body: &Value, status: u16) -> Option<Value> {
+    let tries = if shared.config.reconnect { 40 } else { 1 };
+    for i in 0..tries {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        if let Ok((s, v)) = http_post(host, path, body).await {
+            if s == status {
+                return Some(v);
+            }
+            if s < 500 && s != 429 {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// How one connection of a client ended.
+enum Ended {
+    /// The game ended, or the run did.
+    Done,
+    /// The connection closed (with `reconnect`: connect again).
+    Dropped,
 }
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -493,25 +528,57 @@ async fn client(
     lobby_match: bool,
 ) -> Result<(), ()> {
     let url = format!("ws://{}/api/online/rooms/{id}/ws", shared.host(node));
-    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.map_err(|_| shared.live.error("connect"))?;
-    shared.live.connected.fetch_add(1, Ordering::Relaxed);
-    let joined = lobby_match.then_some(id.as_str());
-    let result = play(&shared, &mut ws, &token, me, &sent, seed, joined).await;
-    shared.live.connected.fetch_sub(1, Ordering::Relaxed);
-    let _ = ws.close(None).await;
-    result
+    let mut joined = lobby_match.then_some(id.as_str());
+    // Turns this client has seen played: a state after a reconnection must not be behind.
+    let mut acked = 0u32;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut first = true;
+    loop {
+        let mut ws = match tokio_tungstenite::connect_async(url.as_str()).await {
+            Ok((ws, _)) => ws,
+            Err(_) if !first && Instant::now() < shared.stop_at => {
+                // The node is gone or draining: the balancer (or the node, back) answers soon.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            Err(_) if !first => return Ok(()),
+            Err(_) => {
+                shared.live.error("connect");
+                return Err(());
+            }
+        };
+        if !first {
+            shared.live.reconnects.fetch_add(1, Ordering::Relaxed);
+        }
+        first = false;
+        shared.live.connected.fetch_add(1, Ordering::Relaxed);
+        let result = play(&shared, &mut ws, &token, me, &sent, &mut rng, &mut joined, &mut acked).await;
+        shared.live.connected.fetch_sub(1, Ordering::Relaxed);
+        let _ = ws.close(None).await;
+        match result {
+            Ok(Ended::Dropped) if shared.config.reconnect && Instant::now() < shared.stop_at => continue,
+            Ok(Ended::Dropped) if shared.config.reconnect => return Ok(()),
+            Ok(Ended::Dropped) => {
+                shared.live.error("connection closed");
+                return Err(());
+            }
+            Ok(Ended::Done) => return Ok(()),
+            Err(()) => return Err(()),
+        }
+    }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn play(
     shared: &Shared,
     ws: &mut Ws,
     token: &str,
     me: Side,
     sent: &Mutex<HashMap<u32, Instant>>,
-    seed: u64,
-    mut joined: Option<&str>,
-) -> Result<(), ()> {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    rng: &mut SmallRng,
+    joined: &mut Option<&str>,
+    acked: &mut u32,
+) -> Result<Ended, ()> {
     ws.send(Message::text(json!({"type": "hello", "token": token}).to_string())).await.map_err(|_| ())?;
     let mut pos: Option<Position> = None;
     let mut ply = 0u32;
@@ -522,23 +589,22 @@ async fn play(
     loop {
         let wake = move_at.unwrap_or(shared.stop_at + Duration::from_secs(3600));
         tokio::select! {
-            _ = &mut stop => return Ok(()),
+            _ = &mut stop => return Ok(Ended::Done),
             _ = tokio::time::sleep_until(wake.into()) => {
                 move_at = None;
                 let Some(p) = &pos else { continue };
-                let Some(mv) = random_turn(p, &mut rng) else { continue };
+                let Some(mv) = random_turn(p, rng) else { continue };
                 sent.lock().expect("sent lock").insert(ply, Instant::now());
                 let msg = json!({"type": "turn", "ply": ply, "move": mv}).to_string();
-                ws.send(Message::text(msg)).await.map_err(|_| ())?;
+                if ws.send(Message::text(msg)).await.is_err() {
+                    return Ok(Ended::Dropped);
+                }
             }
             m = ws.next() => {
                 let now = Instant::now();
                 let text = match m {
                     Some(Ok(Message::Text(t))) => t,
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
-                        shared.live.error("connection closed");
-                        return Err(());
-                    }
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return Ok(Ended::Dropped),
                     Some(Ok(_)) => continue,
                 };
                 let Ok(v) = serde_json::from_str::<Value>(&text) else {
@@ -554,6 +620,10 @@ async fn play(
                         }
                         pos = v["position"].as_str().and_then(|s| s.parse().ok());
                         ply = v["ply"].as_u64().unwrap_or(0) as u32;
+                        if ply < *acked {
+                            shared.live.error("lost acknowledged turn");
+                        }
+                        *acked = (*acked).max(ply);
                         over = !v["outcome"].is_null();
                     }
                     Some("turn") => {
@@ -569,12 +639,13 @@ async fn play(
                         }
                         pos = v["position"].as_str().and_then(|s| s.parse().ok());
                         ply = p + 1;
+                        *acked = (*acked).max(ply);
                         over = !v["outcome"].is_null();
                         if over && me == Side::South {
                             shared.live.games_finished.fetch_add(1, Ordering::Relaxed);
                         }
                     }
-                    Some("end") => return Ok(()),
+                    Some("end") => return Ok(Ended::Done),
                     Some("error") => {
                         shared.live.error(v["error"].as_str().unwrap_or("error"));
                         over = false;
@@ -582,7 +653,7 @@ async fn play(
                     _ => continue,
                 }
                 if over {
-                    return Ok(());
+                    return Ok(Ended::Done);
                 }
                 if pos.as_ref().is_some_and(|p| p.side_to_move() == me) && move_at.is_none() {
                     move_at = Some(now + think.mul_f64(rng.random_range(0.5..1.5)));

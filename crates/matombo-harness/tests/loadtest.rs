@@ -18,6 +18,7 @@ async fn a_small_load_test_plays_without_errors() {
         think: Duration::from_millis(200),
         seed: 5,
         lobby: false,
+        reconnect: false,
     };
     let report = run(config, Arc::new(Live::default())).await.unwrap();
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
@@ -40,6 +41,7 @@ async fn a_small_lobby_load_test_pairs_everyone_without_errors() {
         think: Duration::from_millis(400),
         seed: 7,
         lobby: true,
+        reconnect: false,
     };
     let report = run(config, Arc::new(Live::default())).await.unwrap();
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
@@ -67,6 +69,7 @@ async fn only_loopback_servers_are_tested() {
         think: Duration::from_millis(100),
         seed: 1,
         lobby: false,
+        reconnect: false,
     };
     let err = run(config, Arc::new(Live::default())).await.unwrap_err();
     assert!(err.contains("loopback"), "{err}");

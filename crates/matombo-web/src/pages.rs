@@ -696,7 +696,7 @@ pub fn review_html(t: Target, lang: &str) -> String {
 <div class="review-result" id="review-result" hidden>
 <div class="board-column">
 <div class="status-bar">
-<h2 class="play-title" id="game-title"></h2>
+<h1 class="play-title" id="game-title"></h1>
 <a class="rules-link" id="play-link" href="{play_base}">{play_from_here}</a>
 </div>
 <div class="side-bar north" id="side-north"></div>
@@ -874,7 +874,7 @@ pub fn online_lobby_html(lang: &str) -> String {
 <section class="panel challenges" aria-labelledby="challenges-title">
 <h2 id="challenges-title">{open_challenges}</h2>
 <p id="lobby-status" class="muted" aria-live="polite"></p>
-<table class="list" id="challenges"><thead><tr><th>{game_word}</th><th>{clock}</th><th>{player}</th><th>{rating}</th><th></th></tr></thead><tbody></tbody></table>
+<table class="list" id="challenges"><thead><tr><th>{game_word}</th><th>{clock}</th><th>{player}</th><th>{rating}</th><th><span class="sr-only">{col_action}</span></th></tr></thead><tbody></tbody></table>
 <p id="no-challenges" class="muted">{no_challenges}</p>
 </section>
 <section class="panel create" aria-labelledby="create-title">
@@ -921,6 +921,7 @@ pub fn online_lobby_html(lang: &str) -> String {
         quick_help = w("quick_help"),
         open_challenges = w("open_challenges"),
         game_word = w("game_word"),
+        col_action = w("col_action"),
         clock = w("clock"),
         player = w("player"),
         rating = w("rating"),
@@ -1101,7 +1102,7 @@ pub fn online_archive_html(lang: &str) -> String {
         r#"<h1>{finished_games}</h1>
 <p><a href="{lobby}">{online}</a></p>
 <div class="table-scroll"><table class="list" id="games">
-<thead><tr><th>{finished}</th><th>{game_word}</th><th>{south}</th><th>{north}</th><th>{result}</th><th>{turns}</th><th></th></tr></thead>
+<thead><tr><th>{finished}</th><th>{game_word}</th><th>{south}</th><th>{north}</th><th>{result}</th><th>{turns}</th><th><span class="sr-only">{col_links}</span></th></tr></thead>
 <tbody></tbody>
 </table></div>
 <p><button id="more" type="button" hidden>{more}</button></p>"#,
@@ -1110,6 +1111,7 @@ pub fn online_archive_html(lang: &str) -> String {
         online = w("online"),
         finished = w("finished"),
         game_word = w("game_word"),
+        col_links = w("col_links"),
         south = w("south"),
         north = w("north"),
         result = w("result"),
@@ -1154,7 +1156,7 @@ pub fn online_player_html(lang: &str) -> String {
 <p><a href="{lobby}">{online}</a> · <a href="{leaderboard_href}">{leaderboard}</a></p>
 <section class="panel"><h2>{ratings}</h2><ul id="ratings" class="plain"></ul></section>
 <div class="table-scroll"><table class="list" id="games">
-<thead><tr><th>{finished}</th><th>{game_word}</th><th>{opponent}</th><th>{result}</th><th></th></tr></thead>
+<thead><tr><th>{finished}</th><th>{game_word}</th><th>{opponent}</th><th>{result}</th><th><span class="sr-only">{col_links}</span></th></tr></thead>
 <tbody></tbody>
 </table></div>
 <p id="empty" class="muted" hidden>{no_games_yet}</p>"#,
@@ -1166,6 +1168,7 @@ pub fn online_player_html(lang: &str) -> String {
         ratings = w("ratings"),
         finished = w("finished"),
         game_word = w("game_word"),
+        col_links = w("col_links"),
         opponent = w("opponent"),
         result = w("result"),
         no_games_yet = w("no_games_yet"),

@@ -9,69 +9,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn nginx_binary() -> Option<PathBuf> {
-    ["/usr/sbin/nginx", "/usr/bin/nginx"].iter().map(PathBuf::from).find(|p| p.exists())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// deploy/nginx.conf with its ports changed, inside a main configuration of its own
-/// (one process, files in `dir`); nginx started and listening.
-fn start_nginx(nginx: &Path, dir: &Path, upstream: &str) -> (Killed, String) {
-    let site = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../deploy/nginx.conf")).unwrap();
-    let port = free_port();
-    let listen = format!("listen 127.0.0.1:{port};");
-    assert!(site.contains("server 127.0.0.1:8080 ") && site.contains("listen 80;"), "deploy/nginx.conf changed shape");
-    let site = site.replace("server 127.0.0.1:8080 ", &format!("server {upstream} ")).replace("listen 80;", &listen);
-    std::fs::write(dir.join("site.conf"), site).unwrap();
-    let d = dir.display();
-    let main = format!(
-        "daemon off;\nmaster_process off;\nuser root;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
-         events {{ worker_connections 1024; }}\n\
-         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  \
-         fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
-         include {d}/site.conf;\n}}\n"
-    );
-    std::fs::write(dir.join("nginx.conf"), main).unwrap();
-    let child = Command::new(nginx)
-        .arg("-p")
-        .arg(dir)
-        .arg("-c")
-        .arg(dir.join("nginx.conf"))
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start nginx");
-    let child = Killed(child);
-    let addr = format!("127.0.0.1:{port}");
-    let t0 = Instant::now();
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "nginx listens: {}",
-            std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (child, addr)
-}
+mod common;
+use common::{nginx_binary, start_nginx, Killed};
 
 async fn tcp_from(from: [u8; 4], host: &str) -> tokio::net::TcpStream {
     let sock = tokio::net::TcpSocket::new_v4().unwrap();

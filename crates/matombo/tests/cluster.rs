@@ -20,15 +20,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-fn database() -> Option<String> {
-    match std::env::var("MATOMBO_TEST_PG") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            eprintln!("skipped: MATOMBO_TEST_PG is not set (scripts/pg-cluster.sh start sets it)");
-            None
-        }
-    }
-}
+mod common;
+use common::database;
 
 /// A node: `matombo serve --port 0 --db <url>`, killed when dropped.
 struct Node {

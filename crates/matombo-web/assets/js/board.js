@@ -231,9 +231,13 @@ export class Board {
         }
         const pebbles = el('g', { class: 'pebbles', 'aria-hidden': 'true' }, g);
         const text = this.textTurn ? el('g', { transform: `rotate(${this.textTurn})` }, g) : g;
-        const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, text);
+        // The tag before the count: the visible words in the order of the hole's name
+        // ("b1, 2 stones"), as the label-in-name rule of WCAG 2.5.3 wants.
         const tag = el('text', { class: 'hole-tag', y: -R + 11, 'aria-hidden': 'true' }, text);
         tag.textContent = label;
+        // A space between the two (SVG draws no text outside <text>): "b1 2", not "b12".
+        text.append(document.createTextNode(' '));
+        const count = el('text', { class: 'count', y: 6, 'aria-hidden': 'true' }, text);
         const title = el('title', {}, g);
         this.holes.set(label, { g, pebbles, count, title, shown: -1 });
         if (this.interactive) {

@@ -558,7 +558,14 @@ function renderSummary() {
   for (const h of ['', words.south, words.north]) {
     const th = document.createElement('th');
     th.scope = 'col';
-    th.textContent = h;
+    if (h) th.textContent = h;
+    else {
+      // The corner cell names the table for screen readers.
+      const name = document.createElement('span');
+      name.className = 'sr-only';
+      name.textContent = words.review_summary;
+      th.append(name);
+    }
     head.append(th);
   }
   const figures = [

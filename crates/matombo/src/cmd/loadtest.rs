@@ -48,6 +48,12 @@ pub struct Args {
     /// the nodes of one cluster, clients spread over them (each game's players on two).
     #[arg(long)]
     pub url: Vec<String>,
+    /// Clients whose connection closes (a node restarting, `1012`) connect again, as the
+    /// pages do, and a room's state behind a turn already seen counts as an error (`lost
+    /// acknowledged turn`); failed room creations and claims are tried again. For rolling
+    /// restarts behind a balancer.
+    #[arg(long, conflicts_with = "lobby")]
+    pub reconnect: bool,
     /// Seed of the random turns.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -80,6 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         think: Duration::from_millis(args.think_ms),
         seed: args.seed,
         lobby: args.lobby,
+        reconnect: args.reconnect,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let live = Arc::new(Live::default());
@@ -141,6 +148,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                  ({} pairs): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
                 l.players, l.pairs_met, l.accepts_lost, l.joined, l.join_p50_ms, l.join_p99_ms, l.join_max_ms
             );
+        }
+        if report.reconnects > 0 {
+            println!("{} connections made again after a close", report.reconnects);
         }
         if !report.error_kinds.is_empty() {
             println!("errors by kind: {:?}", report.error_kinds);
