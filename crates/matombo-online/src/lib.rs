@@ -35,6 +35,8 @@ pub mod rating;
 pub mod room;
 mod server;
 pub mod store;
+pub mod team;
+mod teamws;
 mod views;
 mod ws;
 

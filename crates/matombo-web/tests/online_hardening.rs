@@ -511,7 +511,7 @@ async fn a_database_of_the_earlier_schema_is_migrated_and_its_games_kept() {
     assert_eq!(state["you"], "south");
     let c = rusqlite::Connection::open(&db).unwrap();
     let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let active: Option<i64> = c.query_row("SELECT last_active FROM rooms WHERE id=?1", [&id], |r| r.get(0)).unwrap();
     assert!(active.is_some(), "last activity not filled in by the migration");
 }
