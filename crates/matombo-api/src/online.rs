@@ -211,13 +211,22 @@ pub struct RoomState {
     /// The rating group of its ruleset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
-    /// A team game's teams (absent for a game of two people).
+    /// A team game's part (absent for a game of two people): its fields are written at
+    /// the state's level (`teams`, and for a member `member`, `marks`, `votes`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub team: Option<Box<TeamState>>,
+}
+
+/// What a team game adds to its state.
+#[derive(Debug, Default, Serialize)]
+pub struct TeamState {
+    /// The teams.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub teams: Option<TeamsJson>,
-    /// The member id of the connection this goes to (team games only).
+    /// The member id of the connection this goes to (members only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
-    /// The marks of the connection's team, by member (team members only).
+    /// The marks of the connection's team, by member (members only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marks: Option<BTreeMap<String, Vec<String>>>,
     /// The vote in progress on the connection's side's turn (vote mode, members only).

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::Utf8Bytes;
 use matombo_api::online::{
-    to_text, BySide, MemberJson, RoomMsg, RoomState, SeatPlayer, SidePresence, TeamJson, TeamsJson,
+    to_text, BySide, MemberJson, RoomMsg, RoomState, SeatPlayer, SidePresence, TeamJson, TeamState, TeamsJson,
 };
 use matombo_api::ErrorCode;
 use rand::Rng;
@@ -165,7 +165,9 @@ impl RoomHandle {
         v.players = Some(self.players_json(room));
         v.rated = Some(self.meta.lock().expect("meta lock").rated);
         v.group = Some(super::rating::group_of(room.ruleset()).to_string());
-        v.teams = self.teams_json(room);
+        if let Some(teams) = self.teams_json(room) {
+            v.team = Some(Box::new(TeamState { teams: Some(teams), ..TeamState::default() }));
+        }
         v
     }
 

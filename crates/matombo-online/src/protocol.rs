@@ -266,10 +266,8 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
             }
         }
         ClientMsg::Captain { member } | ClientMsg::Remove { member } => check_id("member", member)?,
-        ClientMsg::Mark { holes } => {
-            if holes.len() > MAX_MARKS || holes.iter().any(|h| h.is_empty() || h.len() > 4) {
-                return Err(ProtocolError::Field { field: "holes", reason: "at most 16 hole labels such as B2" });
-            }
+        ClientMsg::Mark { holes } if holes.len() > MAX_MARKS || holes.iter().any(|h| h.is_empty() || h.len() > 4) => {
+            return Err(ProtocolError::Field { field: "holes", reason: "at most 16 hole labels such as B2" });
         }
         ClientMsg::Mute { from } | ClientMsg::Unmute { from } => check_id("from", from)?,
         _ => {}

@@ -42,10 +42,10 @@ impl TeamBudget {
 pub(super) fn state_for(h: &RoomHandle, room: &Room, seat: Option<Side>, member: Option<&str>) -> RoomState {
     let mut v = h.state_of(room, seat, now_ms(), false);
     if let (Some(m), Some(t)) = (member, &room.teams) {
-        if let Some(me) = t.member(m) {
-            v.member = Some(me.id.clone());
-            v.marks = Some(team_marks(room, me.side));
-            v.votes = votes_json(room, me.side);
+        if let (Some(me), Some(team)) = (t.member(m), v.team.as_mut()) {
+            team.member = Some(me.id.clone());
+            team.marks = Some(team_marks(room, me.side));
+            team.votes = votes_json(room, me.side);
         }
     }
     v

@@ -83,8 +83,14 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     let rx = h.tx.subscribe();
     let events = h.events.subscribe();
     let (seat, member, roster_name) = {
-        let room = h.room.lock().await;
-        let seat = token.as_deref().and_then(|t| room.seat_of(t));
+        let mut room = h.room.lock().await;
+        let mut seat = token.as_deref().and_then(|t| room.seat_of(t));
+        if seat.is_none() && token.is_some() && room.teams.is_some() && s.clustered() {
+            // A member who joined through another node may come before its note: the store
+            // has him.
+            super::bus::reload(&s, &h, &mut room).await;
+            seat = token.as_deref().and_then(|t| room.seat_of(t));
+        }
         if token.is_some() && seat.is_none() {
             let _ = socket
                 .send(error_msg(ErrorCode::BadToken, "this seat token is not valid here: you can watch", None))
