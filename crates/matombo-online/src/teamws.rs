@@ -43,6 +43,11 @@ pub(super) fn state_for(h: &RoomHandle, room: &Room, seat: Option<Side>, member:
     let mut v = h.state_of(room, seat, now_ms(), false);
     if let (Some(m), Some(t)) = (member, &room.teams) {
         if let (Some(me), Some(team)) = (t.member(m), v.team.as_mut()) {
+            // The state goes out as his connection opens: he is online.
+            if let Some(teams) = team.teams.as_mut() {
+                let side = if me.side == Side::South { &mut teams.south } else { &mut teams.north };
+                side.members.iter_mut().filter(|x| x.member == me.id).for_each(|x| x.online = true);
+            }
             team.member = Some(me.id.clone());
             team.marks = Some(team_marks(room, me.side));
             team.votes = votes_json(room, me.side);
@@ -204,7 +209,9 @@ async fn captain_act(x: &mut RoomSession, me: &str, target: &str, remove: bool) 
     h.send_teams(&room);
     s.publish_changed(&h.id, &h.teams_msg(&room));
     if remove {
-        // His vote is gone: the team sees the new tally.
+        // His marks and his vote are gone: the team sees it.
+        let cleared = RoomMsg::Marks { member: target.to_string(), holes: Vec::new() };
+        to_team(s, h, side, None, &cleared, false);
         if let Some(v) = votes_json(&room, side) {
             to_team(s, h, side, None, &RoomMsg::Votes(v), false);
         }

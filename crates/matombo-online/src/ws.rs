@@ -10,7 +10,7 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
-use matombo_api::online::{to_text, RoomMsg};
+use matombo_api::online::{to_text, RoomMsg, WireError};
 use matombo_api::ErrorCode;
 use matombo_core::Side;
 use tokio::sync::broadcast;
@@ -235,18 +235,24 @@ impl Session for RoomSession {
     }
 
     async fn feed(&mut self) -> Feed {
-        let seat = self.seat;
         tokio::select! {
             e = self.events.recv() => match e {
                 Ok(t) => {
+                    // A member removed meanwhile gets nothing meant for his side any more.
+                    if self.member.is_some()
+                        && !matches!(t.to, Audience::Spectators | Audience::NotSeated)
+                        && self.demoted().await
+                    {
+                        let why = "you were removed from your team: you can watch";
+                        return Feed::Send(to_text(&RoomMsg::Error(WireError::new(ErrorCode::BadToken, why, None))).into());
+                    }
+                    let seat = self.seat;
                     let mine = match t.to {
                         Audience::Players => seat.is_some(),
                         Audience::Spectators | Audience::NotSeated => seat.is_none(),
                         Audience::Side(x) => seat == Some(x),
                         // Team messages: only the side's members still on its roster.
-                        Audience::Team(x) => {
-                            seat == Some(x) && self.member.is_some() && !self.demoted().await
-                        }
+                        Audience::Team(x) => seat == Some(x) && self.member.is_some(),
                     };
                     let muted = t.from.as_ref().is_some_and(|f| self.chat.muted.contains(f));
                     if mine && !muted { Feed::Send(t.text) } else { Feed::Skip }
@@ -259,8 +265,8 @@ impl Session for RoomSession {
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Missed broadcasts: send the whole state instead.
                     let room = self.h.room.lock().await;
-                    let msg = to_text(&self.h.state(&room, seat, now_ms(), false));
-                    Feed::Send(msg.into())
+                    let state = super::teamws::state_for(&self.h, &room, self.seat, self.member.as_deref());
+                    Feed::Send(to_text(&RoomMsg::State(state)).into())
                 }
                 Err(broadcast::error::RecvError::Closed) => Feed::End,
             },

@@ -548,4 +548,32 @@ async fn on_postgres_members_of_one_side_on_two_nodes_share_their_team_only() {
     send(&mut c2, json!({"type": "hello", "token": chipo.token})).await;
     assert_eq!(recv_error(&mut c2).await["error"], "bad_token");
     drop((c, c2, t, f, r));
+
+    // Vote mode across the nodes: the tally and who is connected are shared, and a vote
+    // closes once (by all connected members, or by its time on whichever node is first).
+    let (id, [rudo, chipo, tendai, farai], _) = team_game(a, b, json!({"mode": "vote", "vote_ms": 2000})).await;
+    let (mut r, s0) = connect(a, &id, Some(&rudo.token)).await;
+    let (mut c, _) = connect(b, &id, Some(&chipo.token)).await;
+    let (mut t, _) = connect(b, &id, Some(&tendai.token)).await;
+    let (mut f, _) = connect(a, &id, Some(&farai.token)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (x, y) = (legal(&s0, 0), legal(&s0, 1));
+    send(&mut r, json!({"type": "vote", "ply": 0, "move": y})).await;
+    assert_eq!(recv_type(&mut c, "votes").await["tally"], json!({ y.clone(): 1 }));
+    send(&mut c, json!({"type": "vote", "ply": 0, "move": x})).await;
+    for ws in [&mut r, &mut c, &mut t, &mut f] {
+        assert_eq!(recv_turn(ws, 0).await["move"], y.as_str(), "a tie goes to the turn voted for first");
+    }
+    let (st, body) = get(a, &format!("/api/online/rooms/{id}")).await;
+    assert_eq!(st, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let n = legal(&v, 0);
+    send(&mut t, json!({"type": "vote", "ply": 1, "move": n})).await;
+    for ws in [&mut r, &mut c, &mut t, &mut f] {
+        assert_eq!(recv_turn(ws, 1).await["move"], n.as_str(), "closed by its time");
+    }
+    let (_, body) = get(b, &format!("/api/online/rooms/{id}")).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["ply"], 2, "one turn for the vote, whichever node closed it");
+    nothing_of(&mut r, &["turn"], Duration::from_millis(500)).await;
 }
