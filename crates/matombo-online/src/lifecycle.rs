@@ -228,6 +228,16 @@ pub(super) fn sweep_expired(s: &OnlineState) {
                 continue;
             }
             let now = now_ms();
+            // Votes past their time in rooms no node may hold any more (its node died):
+            // the leader takes the room up and its clock watch closes the vote.
+            if let Ok(ids) = s.inner.store.due_votes(now).await {
+                for id in ids {
+                    if let Ok(h) = super::handle::find_room(&s, &id).await {
+                        h.clock_changed.notify_one();
+                        watch_clock(s.clone(), h);
+                    }
+                }
+            }
             let (unclaimed_before, idle_before) = expiry_bounds(&s.inner.limits, now);
             let ids = match s.inner.store.write(Op::Expire { now, unclaimed_before, idle_before }).await {
                 Ok(ids) => ids,

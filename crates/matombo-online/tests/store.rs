@@ -213,6 +213,9 @@ async fn team_members_captaincy_votes_and_marks_are_stored_on_every_backend() {
         assert_eq!(v.votes, [("ma".to_string(), t.clone()), ("mc".to_string(), t.clone())], "{kind}");
         assert_eq!(teams.marks.len(), 1, "{kind}");
         assert_eq!(teams.marks["ma"], ["B2", "a5"]);
+        // The leader finds the votes past their time.
+        assert!(s.due_votes(8_999).await.unwrap().is_empty(), "{kind}");
+        assert_eq!(s.due_votes(9_000).await.unwrap(), ["t1"], "{kind}");
 
         // The turn ends the vote.
         s.write(Op::Turn { id: "t1".into(), ply: 0, token: t.clone(), remaining: None, at: 4_000, end: None })
@@ -220,6 +223,7 @@ async fn team_members_captaincy_votes_and_marks_are_stored_on_every_backend() {
             .unwrap();
         let room = s.load_room("t1".into(), 5_000).await.unwrap().unwrap();
         assert!(room.teams.unwrap().vote.is_none(), "{kind}");
+        assert!(s.due_votes(10_000).await.unwrap().is_empty(), "{kind}");
 
         // At most MAX_MEMBERS active members a side, however the joins come.
         for i in 0..MAX_MEMBERS - 1 {

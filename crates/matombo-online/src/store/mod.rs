@@ -327,6 +327,9 @@ pub trait GameStore: Send + Sync + 'static {
     fn binding(&self, room: String) -> StoreFuture<'_, Option<Binding>>;
     /// Why a stored room was closed before its end (`unclaimed`, `abandoned`, `aborted`).
     fn closed(&self, id: String) -> StoreFuture<'_, Option<String>>;
+    /// Team games in play whose vote in progress closes at `now` or before (the leader
+    /// closes them, whichever node held them).
+    fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>>;
     /// Closes the rooms due (the time the server was down counts), then rebuilds every
     /// room still in play from its turns, with its creator's address.
     fn load_unfinished(

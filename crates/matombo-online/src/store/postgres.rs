@@ -890,6 +890,21 @@ impl GameStore for PgStore {
         })
     }
 
+    fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let c = self.conn().await?;
+            let rows = c
+                .query(
+                    "SELECT t.room FROM teams t JOIN rooms r ON r.id = t.room
+                     WHERE t.vote_closes <= $1 AND r.finished IS NULL AND r.closed IS NULL",
+                    &[&ms(now)],
+                )
+                .await
+                .map_err(backend)?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
     fn closed(&self, id: String) -> StoreFuture<'_, Option<String>> {
         Box::pin(async move {
             let c = self.conn().await?;

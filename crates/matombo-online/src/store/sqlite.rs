@@ -733,6 +733,19 @@ impl SqliteStore {
         .optional()?)
     }
 
+    /// Team games in play whose vote closes at `now` or before (blocking).
+    pub fn due_votes(&self, now: u64) -> Result<Vec<String>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let ids = c
+            .prepare_cached(
+                "SELECT t.room FROM teams t JOIN rooms r ON r.id = t.room
+                 WHERE t.vote_closes <= ?1 AND r.finished IS NULL AND r.closed IS NULL",
+            )?
+            .query_map([now as i64], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     /// Why a stored room was closed before its end (`unclaimed` or `abandoned`), if it was.
     pub fn closed(&self, id: &str) -> Result<Option<String>, StoreError> {
         let c = self.read.lock().expect("store lock");
@@ -937,6 +950,10 @@ impl GameStore for SqliteStore {
 
     fn closed(&self, id: String) -> StoreFuture<'_, Option<String>> {
         read(self, move |s| s.closed(&id))
+    }
+
+    fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>> {
+        read(self, move |s| s.due_votes(now))
     }
 
     fn load_unfinished(
