@@ -393,6 +393,7 @@ pub(crate) async fn reload(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut Room
                 || r.game.is_over() != room.game.is_over()
                 || r.seats.iter().zip(&room.seats).any(|(a, b)| a.claimed != b.claimed);
             *room = r;
+            h.note_removed(room);
             if room.game.is_over() {
                 super::lifecycle::finished(s, h);
             }

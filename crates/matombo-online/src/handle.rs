@@ -109,12 +109,17 @@ pub(crate) struct RoomHandle {
     pub(crate) audience: super::audience::RoomAudience,
     /// A team game's mode (fixed at its creation), `None` for a game of two people.
     pub(crate) team_mode: Option<super::team::TeamMode>,
+    /// A team game's removed members, kept in step with the room (see
+    /// [`RoomHandle::note_removed`]) so that a connection checks its member without
+    /// waiting for the room's lock.
+    pub(crate) removed: Mutex<std::collections::HashSet<String>>,
 }
 
 impl RoomHandle {
     pub(crate) fn new(room: Room, creator: Option<IpAddr>, limits: &super::Limits) -> Arc<RoomHandle> {
         let (tx, _) = broadcast::channel(256);
         let team_mode = room.teams.as_ref().map(|t| t.mode);
+        let removed = Mutex::new(removed_of(&room));
         Arc::new(RoomHandle {
             id: room.id.clone(),
             room: tokio::sync::Mutex::new(room),
@@ -132,7 +137,18 @@ impl RoomHandle {
             watchers: std::sync::atomic::AtomicU32::new(0),
             audience: Default::default(),
             team_mode,
+            removed,
         })
+    }
+
+    /// Brings the removed members in step with `room` (after a removal or a reload).
+    pub(crate) fn note_removed(&self, room: &Room) {
+        *self.removed.lock().expect("removed lock") = removed_of(room);
+    }
+
+    /// Whether `member` was removed from his team.
+    pub(crate) fn is_removed(&self, member: &str) -> bool {
+        self.removed.lock().expect("removed lock").contains(member)
     }
 
     /// Sends `m` to part of the room's connections (serialized once for all of them).
@@ -229,6 +245,11 @@ impl RoomHandle {
         let spectators = p.spectators + p.remote.values().map(|r| r.1).sum::<usize>();
         RoomMsg::Presence { south: side(0), north: side(1), spectators }
     }
+}
+
+/// The removed members of a team game.
+fn removed_of(room: &Room) -> std::collections::HashSet<String> {
+    room.teams.iter().flat_map(|t| t.members.iter().filter(|m| m.removed).map(|m| m.id.clone())).collect()
 }
 
 pub(super) fn random_secret(len: usize) -> String {

@@ -203,6 +203,7 @@ async fn captain_act(x: &mut RoomSession, me: &str, target: &str, remove: bool) 
     let t = room.teams.as_mut().expect("a team game");
     if remove {
         t.commit_remove(target);
+        h.note_removed(&room);
     } else {
         t.commit_captain(target);
     }

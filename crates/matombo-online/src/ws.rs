@@ -211,10 +211,10 @@ pub(super) struct RoomSession {
 impl RoomSession {
     /// A member removed by his captain (here or on another node) holds nothing any more:
     /// the connection watches from now on. True if that just happened.
-    pub(super) async fn demoted(&mut self) -> bool {
+    pub(super) fn demoted(&mut self) -> bool {
         let Some(m) = &self.member else { return false };
-        let active = self.h.room.lock().await.teams.as_ref().is_some_and(|t| t.member(m).is_some());
-        if active {
+        // No waiting here: the fan-out must not lose a message to a cancelled wait.
+        if !self.h.is_removed(m) {
             return false;
         }
         self.member = None;
@@ -227,7 +227,7 @@ impl RoomSession {
 impl Session for RoomSession {
     async fn message(&mut self, text: &str) -> Vec<Message> {
         let mut out = Vec::new();
-        if self.demoted().await {
+        if self.demoted() {
             out.push(error_msg(ErrorCode::BadToken, "you were removed from your team: you can watch", None));
         }
         out.extend(handle_message(self, text).await);
@@ -241,7 +241,7 @@ impl Session for RoomSession {
                     // A member removed meanwhile gets nothing meant for his side any more.
                     if self.member.is_some()
                         && !matches!(t.to, Audience::Spectators | Audience::NotSeated)
-                        && self.demoted().await
+                        && self.demoted()
                     {
                         let why = "you were removed from your team: you can watch";
                         return Feed::Send(to_text(&RoomMsg::Error(WireError::new(ErrorCode::BadToken, why, None))).into());
