@@ -216,6 +216,8 @@ async fn captain_act(x: &mut RoomSession, me: &str, target: &str, remove: bool) 
         if let Some(v) = votes_json(&room, side) {
             to_team(s, h, side, None, &RoomMsg::Votes(v), false);
         }
+        drop(room);
+        close_if_all_voted(s, h).await;
     }
     tracing::info!(room = %h.id, remove, "team captain acted");
     Vec::new()
@@ -331,6 +333,24 @@ fn all_connected_voted(h: &RoomHandle, room: &Room, side: Side) -> bool {
     let Some(v) = &t.vote else { return false };
     let p = h.presence.lock().expect("presence lock");
     t.active(side).filter(|m| p.member_online(&m.id)).all(|m| v.votes.iter().any(|(x, _)| *x == m.id))
+}
+
+/// Closes the vote in progress if every member of the side to move who is still connected
+/// (one at least) has voted (after a member left, here or on another node, or was removed).
+pub(super) async fn close_if_all_voted(s: &OnlineState, h: &Arc<RoomHandle>) {
+    if h.team_mode != Some(TeamMode::Vote) {
+        return;
+    }
+    let mut room = h.room.lock().await;
+    let side = room.to_move();
+    // With nobody of the side connected, the vote waits for its time.
+    let anyone = room.teams.as_ref().is_some_and(|t| {
+        let p = h.presence.lock().expect("presence lock");
+        t.active(side).any(|m| p.member_online(&m.id))
+    });
+    if anyone && room.teams.as_ref().is_some_and(|t| t.vote.is_some()) && all_connected_voted(h, &room, side) {
+        let _ = close_vote(s, h, &mut room).await;
+    }
 }
 
 /// Closes the vote in progress: its turn (most votes; a tie to the turn voted for first)

@@ -187,8 +187,12 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     super::audience::presence_changed(&h);
     s.publish_presence(&h);
     if member.is_some() {
-        let room = h.room.lock().await;
-        h.send_teams(&room);
+        {
+            let room = h.room.lock().await;
+            h.send_teams(&room);
+        }
+        // The one who had not voted left: the others' votes decide now.
+        super::teamws::close_if_all_voted(&s, &h).await;
     }
 }
 

@@ -458,6 +458,14 @@ async fn vote_mode_votes_tally_and_close() {
     }
     let t2 = recv_turn(&mut f, 2).await;
     assert_eq!(t2["move"], x.as_str(), "the tie goes to the turn voted for first");
+    // North: Tendai votes; Farai, who has not voted, leaves: Tendai's vote decides at once.
+    let m = legal(&t2, 1);
+    send(&mut t, json!({"type": "vote", "ply": 3, "move": m})).await;
+    recv_type(&mut t, "votes").await;
+    let left = std::time::Instant::now();
+    drop(f);
+    assert_eq!(recv_turn(&mut r, 3).await["move"], m.as_str());
+    assert!(left.elapsed() < Duration::from_millis(1500), "{:?}", left.elapsed());
 }
 
 #[tokio::test]
