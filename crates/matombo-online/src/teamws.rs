@@ -20,7 +20,6 @@ use super::protocol::ClientMsg;
 use super::room::{Room, RoomError, TurnCheck};
 use super::store::Op;
 use super::team::{check_marks, TeamMode, Vote};
-use super::views::state_json;
 use super::ws::{error_msg, play_checked, RoomSession};
 use super::OnlineState;
 
@@ -293,7 +292,7 @@ async fn vote(x: &mut RoomSession, member: &str, side: Side, ply: u32, turn: &st
         Err(e) => {
             let mut out = vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))];
             if matches!(e, RoomError::Stale { .. } | RoomError::Ahead { .. }) {
-                out.push(text_msg(&RoomMsg::State(state_json(&room, Some(side), now, false))));
+                out.push(text_msg(&RoomMsg::State(state_for(h, &room, Some(side), Some(member)))));
             }
             return out;
         }

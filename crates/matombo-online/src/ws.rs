@@ -298,6 +298,7 @@ pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Messa
         Ok(m) => m,
         Err(out) => return out,
     };
+    let member = x.member.clone();
     let (turns, chat) = (&mut x.turns, &mut x.chat);
     match msg {
         ClientMsg::Ping {} => vec![text_msg(&RoomMsg::Pong)],
@@ -411,7 +412,12 @@ pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Messa
                     let mut out = vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))];
                     if matches!(e, RoomError::Stale { .. } | RoomError::Ahead { .. }) {
                         // The client is out of step: give it the whole state to resynchronise.
-                        out.push(text_msg(&RoomMsg::State(state_json(&room, seat, now, false))));
+                        let state = match h.team_mode {
+                            // A team member's state keeps his team's part.
+                            Some(_) => super::teamws::state_for(h, &room, seat, member.as_deref()),
+                            None => state_json(&room, seat, now, false),
+                        };
+                        out.push(text_msg(&RoomMsg::State(state)));
                     }
                     out
                 }

@@ -411,6 +411,8 @@ async fn vote_mode_votes_tally_and_close() {
     assert_eq!(recv_error(&mut r).await["error"], "illegal");
     send(&mut r, json!({"type": "vote", "ply": 1, "move": legal(&s0, 0)})).await;
     assert_eq!(recv_error(&mut r).await["error"], "ahead");
+    let resync = recv_type(&mut r, "state").await;
+    assert_eq!((resync["member"].as_str(), resync["teams"]["mode"].as_str()), (Some(rudo.id.as_str()), Some("vote")));
     send(&mut c, json!({"type": "resign"})).await;
     assert_eq!(recv_error(&mut c).await["error"], "not_captain", "only the captain resigns in vote mode");
     // Rudo votes (a new vote replaces his old one); the tally goes to South only.
