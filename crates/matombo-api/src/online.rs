@@ -304,6 +304,9 @@ pub enum RoomMsg {
         north: SidePresence,
         /// Connections holding no seat.
         spectators: usize,
+        /// A team game's members connected now (their ids; absent for a game of two).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        members: Option<Vec<String>>,
     },
     /// That turn was already applied.
     Ack {

@@ -501,12 +501,7 @@ async fn on_note(s: &OnlineState, n: Note) {
             h.presence.lock().expect("presence lock").remote.insert(n.node, (players, spectators, members));
             super::audience::presence_changed(&h);
             if changed {
-                // A member came or went on another node: the rosters' online dots, and a
-                // vote that his leaving decides.
-                {
-                    let room = h.room.lock().await;
-                    h.send_teams(&room);
-                }
+                // A member came or went on another node: a vote his leaving decides.
                 super::teamws::close_if_all_voted(s, &h).await;
             }
         }

@@ -243,7 +243,15 @@ impl RoomHandle {
             SidePresence { online: names.len(), names }
         };
         let spectators = p.spectators + p.remote.values().map(|r| r.1).sum::<usize>();
-        RoomMsg::Presence { south: side(0), north: side(1), spectators }
+        // A team game's online dots travel here, coalesced with the rest of the presence.
+        let members = self.team_mode.map(|_| {
+            let mut ids: Vec<String> = p.members.iter().filter(|(_, n)| **n > 0).map(|(m, _)| m.clone()).collect();
+            ids.extend(p.remote.values().flat_map(|r| r.2.iter().cloned()));
+            ids.sort();
+            ids.dedup();
+            ids
+        });
+        RoomMsg::Presence { south: side(0), north: side(1), spectators, members }
     }
 }
 

@@ -274,6 +274,11 @@ pub(super) async fn join_team(
     }
     let h = find_room(&s, &id).await?;
     let mut room = h.room.lock().await;
+    if s.clustered() && room.teams.is_some() {
+        // The rosters as the store has them (members who joined through other nodes), so
+        // that no look-alike name slips in.
+        super::bus::reload(&s, &h, &mut room).await;
+    }
     if h.closed.load(Ordering::Acquire) || room.game.is_over() {
         return Err(ApiError::new(ErrorCode::Closed, "this game is over or closed: no one joins it any more"));
     }

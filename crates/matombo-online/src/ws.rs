@@ -153,10 +153,6 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     }
     super::audience::presence_changed(&h);
     s.publish_presence(&h);
-    if member.is_some() {
-        let room = h.room.lock().await;
-        h.send_teams(&room);
-    }
     watch_clock(s.clone(), h.clone());
     let turns = Bucket::new(s.inner.limits.turns_per_sec);
     let team = super::teamws::TeamBudget::new(s.inner.limits.chat_per_sec);
@@ -187,10 +183,6 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     super::audience::presence_changed(&h);
     s.publish_presence(&h);
     if member.is_some() {
-        {
-            let room = h.room.lock().await;
-            h.send_teams(&room);
-        }
         // The one who had not voted left: the others' votes decide now.
         super::teamws::close_if_all_voted(&s, &h).await;
     }

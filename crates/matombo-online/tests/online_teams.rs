@@ -220,6 +220,15 @@ async fn any_mode_rooms_members_and_refusals() {
     let (mut t, _) = connect(addr, &id, Some(&tendai.token)).await;
     let (mut f, _) = connect(addr, &id, Some(&farai.token)).await;
     let (mut spectator, _) = connect(addr, &id, None).await;
+    // The members connected travel in `presence` (coalesced), as ids.
+    let mut ids = vec![rudo.id.clone(), chipo.id.clone(), tendai.id.clone(), farai.id.clone()];
+    ids.sort();
+    loop {
+        let p = recv_type(&mut spectator, "presence").await;
+        if p["members"] == json!(ids) {
+            break;
+        }
+    }
     send(&mut spectator, json!({"type": "turn", "ply": 0, "move": legal(&s0, 0)})).await;
     assert_eq!(recv_error(&mut spectator).await["error"], "not_a_player");
     send(&mut t, json!({"type": "turn", "ply": 0, "move": legal(&s0, 0)})).await;
