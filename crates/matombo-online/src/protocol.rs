@@ -10,6 +10,9 @@
 //! - `{"type":"turn","ply":3,"move":"B2+"}` — play ply 3 (the number of turns played
 //!   before it); a turn sent twice is applied once.
 //! - `{"type":"resign"}`, `{"type":"sync"}` (ask for the full state), `{"type":"ping"}`.
+//! - Team games: `{"type":"chat","text":"…","channel":"team"}`, `{"type":"mark","holes":[…]}`,
+//!   `{"type":"propose","move":"B2+"}`, `{"type":"vote","ply":0,"move":"B2+"}`,
+//!   `{"type":"captain","member":"…"}`, `{"type":"remove","member":"…"}`.
 //!
 //! Server → client: `state` (full state), `turn` (a turn was played and stored),
 //! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (the error body of

@@ -260,6 +260,38 @@ async fn any_mode_rooms_members_and_refusals() {
 }
 
 #[tokio::test]
+async fn a_side_takes_64_members_and_a_finished_game_none() {
+    let db = common::temp_db("online_teams", "full");
+    let addr = common::start_server(&db, limits()).await;
+    let (st, c) = post(
+        addr,
+        "/api/online/rooms",
+        json!({"ruleset": "nsolo:8", "side": "south", "name": "Rudo", "teams": {"mode": "captain"}}),
+    )
+    .await;
+    assert_eq!(st, 201);
+    let id = c["id"].as_str().unwrap();
+    let north = c["invites"]["north"].as_str().unwrap();
+    let join = format!("/api/online/rooms/{id}/join");
+    for _ in 0..64 {
+        let (st, j) = post(addr, &join, json!({"invite": north})).await;
+        assert_eq!(st, 201, "{j}");
+    }
+    let (st, e) = post(addr, &join, json!({"invite": north, "name": "Late"})).await;
+    assert_eq!((st, e["error"].as_str().unwrap()), (409, "team_full"));
+    let (_, body) = get(addr, &format!("/api/online/rooms/{id}")).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["teams"]["north"]["members"].as_array().unwrap().len(), 64, "a refused join changed nothing");
+    // The captain resigns: no one joins a finished game.
+    let (mut r, _) = connect(addr, id, c["token"].as_str()).await;
+    send(&mut r, json!({"type": "resign"})).await;
+    recv_type(&mut r, "end").await;
+    let south = c["invites"]["south"].as_str().unwrap();
+    let (st, e) = post(addr, &join, json!({"invite": south, "name": "Chipo"})).await;
+    assert_eq!((st, e["error"].as_str().unwrap()), (410, "closed"));
+}
+
+#[tokio::test]
 async fn captain_mode_proposals_captaincy_and_removal() {
     let db = common::temp_db("online_teams", "captain");
     let addr = common::start_server(&db, limits()).await;
