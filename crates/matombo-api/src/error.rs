@@ -78,6 +78,13 @@ pub enum ErrorCode {
     NotOver,
     /// Online: a game is aborted only before its first turn.
     CannotAbort,
+    /// Online, team games: only the captain may do this (captain mode's turns, passing the
+    /// captaincy, removing a member).
+    NotCaptain,
+    /// Online, team games: the side has its most members (64).
+    TeamFull,
+    /// Online: the game has no teams (join, team chat, marks, votes, proposals).
+    NotATeamGame,
     /// The game could not be stored; nothing was changed.
     Storage,
     /// The server failed; never expected.
@@ -88,7 +95,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the documented order.
-    pub const ALL: [ErrorCode; 38] = [
+    pub const ALL: [ErrorCode; 41] = [
         ErrorCode::Malformed,
         ErrorCode::InvalidField,
         ErrorCode::TooLarge,
@@ -124,6 +131,9 @@ impl ErrorCode {
         ErrorCode::BadCode,
         ErrorCode::NotOver,
         ErrorCode::CannotAbort,
+        ErrorCode::NotCaptain,
+        ErrorCode::TeamFull,
+        ErrorCode::NotATeamGame,
         ErrorCode::Storage,
         ErrorCode::Internal,
         ErrorCode::UnknownHost,
@@ -167,6 +177,9 @@ impl ErrorCode {
             ErrorCode::BadCode => "bad_code",
             ErrorCode::NotOver => "not_over",
             ErrorCode::CannotAbort => "cannot_abort",
+            ErrorCode::NotCaptain => "not_captain",
+            ErrorCode::TeamFull => "team_full",
+            ErrorCode::NotATeamGame => "not_a_team_game",
             ErrorCode::Storage => "storage",
             ErrorCode::Internal => "internal",
             ErrorCode::UnknownHost => "unknown_host",
@@ -189,7 +202,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::Closed => 410,
             ErrorCode::BadInvite | ErrorCode::ForbiddenOrigin | ErrorCode::NoIdentity | ErrorCode::BadCode => 403,
-            ErrorCode::SeatsTaken => 409,
+            ErrorCode::SeatsTaken | ErrorCode::TeamFull | ErrorCode::NotATeamGame => 409,
             ErrorCode::RateLimited
             | ErrorCode::TooManyRooms
             | ErrorCode::TooManyConnections
@@ -215,7 +228,8 @@ impl ErrorCode {
             | ErrorCode::AlreadyHello
             | ErrorCode::OwnChallenge
             | ErrorCode::NotOver
-            | ErrorCode::CannotAbort => 400,
+            | ErrorCode::CannotAbort
+            | ErrorCode::NotCaptain => 400,
         }
     }
 }

@@ -74,6 +74,12 @@ pub struct Links {
     pub seat: Option<String>,
     /// `/online/game/{id}#invite=…`, or null.
     pub invite: Option<String>,
+    /// A team game: `/online/game/{id}#join=…` with South's invitation (only when creating).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub join_south: Option<String>,
+    /// A team game: `/online/game/{id}#join=…` with North's invitation (only when creating).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub join_north: Option<String>,
 }
 
 impl Links {
@@ -83,8 +89,67 @@ impl Links {
             watch: format!("/online/game/{id}"),
             seat: seat.map(|t| format!("/online/game/{id}#seat={t}")),
             invite: invite.map(|i| format!("/online/game/{id}#invite={i}")),
+            join_south: None,
+            join_north: None,
         }
     }
+
+    /// The links of a team game's creator: his seat, and each side's invitation to join.
+    pub fn team(id: &str, seat: &str, invites: &BySide<String>) -> Links {
+        Links {
+            join_south: Some(format!("/online/game/{id}#join={}", invites.south)),
+            join_north: Some(format!("/online/game/{id}#join={}", invites.north)),
+            ..Links::new(id, Some(seat), None)
+        }
+    }
+}
+
+/// One member of a team as every client sees him (never with his token).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemberJson {
+    /// His public id.
+    pub member: String,
+    /// His name.
+    pub name: String,
+    /// Whether a connection of his is open now.
+    pub online: bool,
+    /// Whether he is his side's captain.
+    pub captain: bool,
+}
+
+/// One side's team.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TeamJson {
+    /// Its members, in the order they joined (removed ones left out).
+    pub members: Vec<MemberJson>,
+}
+
+/// A vote in progress: its tally as the voting side's members see it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VotesJson {
+    /// The ply voted on.
+    pub ply: u32,
+    /// Votes by turn.
+    pub tally: BTreeMap<String, u32>,
+    /// Members who voted.
+    pub voted: u32,
+    /// Active members of the side.
+    pub members: u32,
+    /// When the vote closes at the latest (Unix ms).
+    pub closes_at: u64,
+}
+
+/// The teams of a team game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TeamsJson {
+    /// `any`, `captain` or `vote`.
+    pub mode: &'static str,
+    /// How long a vote stays open after its first vote (vote mode), or null.
+    pub vote_ms: Option<u64>,
+    /// South's team.
+    pub south: TeamJson,
+    /// North's team.
+    pub north: TeamJson,
 }
 
 /// A lobby player bound to a room's seat: id, name, rating at the start (null if unknown).
@@ -146,6 +211,27 @@ pub struct RoomState {
     /// The rating group of its ruleset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// A team game's part (absent for a game of two people): its fields are written at
+    /// the state's level (`teams`, and for a member `member`, `marks`, `votes`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub team: Option<Box<TeamState>>,
+}
+
+/// What a team game adds to its state.
+#[derive(Debug, Default, Serialize)]
+pub struct TeamState {
+    /// The teams.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamsJson>,
+    /// The member id of the connection this goes to (members only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    /// The marks of the connection's team, by member (members only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marks: Option<BTreeMap<String, Vec<String>>>,
+    /// The vote in progress on the connection's side's turn (vote mode, members only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub votes: Option<VotesJson>,
 }
 
 /// Who is connected to one side of a room.
@@ -218,6 +304,9 @@ pub enum RoomMsg {
         north: SidePresence,
         /// Connections holding no seat.
         spectators: usize,
+        /// A team game's members connected now (their ids; absent for a game of two).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        members: Option<Vec<String>>,
     },
     /// That turn was already applied.
     Ack {
@@ -232,9 +321,9 @@ pub enum RoomMsg {
     Pong,
     /// A chat line.
     Chat {
-        /// `players` or `spectators`.
+        /// `players`, `spectators` or `team`.
         channel: &'static str,
-        /// `south`, `north` or `w<n>`.
+        /// `south`, `north` or `w<n>`; on the `team` channel, the sender's member id.
         from: String,
         /// The sender's name.
         name: String,
@@ -269,6 +358,33 @@ pub enum RoomMsg {
         /// The new room's links.
         links: Links,
     },
+    /// A team game's rosters changed (a member joined, left, came or went, or the
+    /// captaincy passed).
+    Teams {
+        /// The teams now.
+        teams: TeamsJson,
+    },
+    /// A member proposes a turn to his team (captain mode; to that side's members only).
+    Proposal {
+        /// The ply it is for.
+        ply: u32,
+        /// The proposed turn.
+        #[serde(rename = "move")]
+        token: String,
+        /// The member who proposes it.
+        member: String,
+        /// His name.
+        name: String,
+    },
+    /// A member's marks on the board (to his side's members only); empty: cleared.
+    Marks {
+        /// The member.
+        member: String,
+        /// The holes marked.
+        holes: Vec<String>,
+    },
+    /// A vote's tally (vote mode; to the voting side's members only).
+    Votes(VotesJson),
     /// A rated game's rating changes.
     Ratings {
         /// The rating group.
@@ -512,9 +628,15 @@ pub struct SeatAnswer {
     pub side: SideJson,
     /// The seat's token.
     pub token: String,
-    /// The invitation (only when creating).
+    /// The invitation (only when creating a game of two people).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invite: Option<String>,
+    /// Each side's invitation to join its team (only when creating a team game).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invites: Option<BySide<String>>,
+    /// The member id (team games: the creator's, or the joining member's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
     /// The room's links.
     pub links: Links,
 }

@@ -72,6 +72,9 @@ pub(crate) enum To {
     Spectators,
     Side(BusSide),
     NotSeated,
+    /// One side's team members only (issue 42): a node delivers it to the connections of
+    /// that side's active members and to no one else.
+    Team(BusSide),
 }
 
 /// What happened to a room.
@@ -106,12 +109,21 @@ pub(crate) enum Event {
         /// The chat sender, for mutes.
         from: Option<String>,
     },
+    /// A message for one side's team members after a change the other nodes read back
+    /// from the store first (marks, votes).
+    Team {
+        /// The side.
+        side: BusSide,
+    },
     /// The connections a node holds to the room.
     Presence {
         /// Names of connected seat holders, by side.
         players: [Vec<String>; 2],
         /// Spectators.
         spectators: usize,
+        /// Team members connected (team games).
+        #[serde(default)]
+        members: Vec<String>,
     },
 }
 
@@ -153,6 +165,7 @@ impl Audience {
             Audience::Spectators => To::Spectators,
             Audience::Side(s) => To::Side(s.into()),
             Audience::NotSeated => To::NotSeated,
+            Audience::Team(s) => To::Team(s.into()),
         }
     }
 }
@@ -198,14 +211,23 @@ impl OnlineState {
         }
     }
 
+    /// Passes a message for one side's team members to the other nodes, which first read
+    /// the room back from the store (its marks and vote changed).
+    pub(crate) fn publish_team(&self, room: &str, side: Side, msg: &RoomMsg) {
+        if let Some(b) = self.bus() {
+            b.publish(room, Event::Team { side: side.into() }, Some(msg));
+        }
+    }
+
     /// Tells the other nodes who is connected to the room through this node.
     pub(crate) fn publish_presence(&self, h: &RoomHandle) {
         if let Some(b) = self.bus() {
-            let (players, spectators) = {
+            let (players, spectators, members) = {
                 let p = h.presence.lock().expect("presence lock");
-                (p.players.clone(), p.spectators)
+                let members = p.members.iter().filter(|(_, n)| **n > 0).map(|(m, _)| m.clone()).collect();
+                (p.players.clone(), p.spectators, members)
             };
-            b.publish(&h.id, Event::Presence { players, spectators }, None);
+            b.publish(&h.id, Event::Presence { players, spectators, members }, None);
         }
     }
 }
@@ -275,8 +297,9 @@ fn payload(mut n: Note) -> String {
         return p;
     }
     n.text = None;
-    if let Event::Targeted { .. } = n.event {
-        // A message for a part of the room cannot be rebuilt elsewhere: dropped.
+    if let Event::Targeted { .. } | Event::Team { .. } = n.event {
+        // A message for a part of the room cannot be rebuilt elsewhere: dropped (never
+        // passed to the whole room).
         n.event = Event::Changed;
     }
     serde_json::to_string(&n).expect("a note serializes")
@@ -370,6 +393,7 @@ pub(crate) async fn reload(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut Room
                 || r.game.is_over() != room.game.is_over()
                 || r.seats.iter().zip(&room.seats).any(|(a, b)| a.claimed != b.claimed);
             *room = r;
+            h.note_removed(room);
             if room.game.is_over() {
                 super::lifecycle::finished(s, h);
             }
@@ -452,12 +476,34 @@ async fn on_note(s: &OnlineState, n: Note) {
                 To::Spectators => Audience::Spectators,
                 To::Side(s) => Audience::Side(s.into()),
                 To::NotSeated => Audience::NotSeated,
+                To::Team(s) => Audience::Team(s.into()),
             };
             let _ = h.events.send(Targeted { to, from, text: Utf8Bytes::from(text) });
         }
-        Event::Presence { players, spectators } => {
-            h.presence.lock().expect("presence lock").remote.insert(n.node, (players, spectators));
+        Event::Team { side } => {
+            {
+                let mut room = h.room.lock().await;
+                reload(s, &h, &mut room).await;
+            }
+            let Some(text) = n.text else { return };
+            let _ =
+                h.events.send(Targeted { to: Audience::Team(side.into()), from: None, text: Utf8Bytes::from(text) });
+            // A vote's closing time is watched here too.
+            h.clock_changed.notify_one();
+            super::lifecycle::watch_clock(s.clone(), h.clone());
+        }
+        Event::Presence { players, spectators, members } => {
+            let before: Vec<String> = {
+                let p = h.presence.lock().expect("presence lock");
+                p.remote.get(&n.node).map(|r| r.2.clone()).unwrap_or_default()
+            };
+            let changed = before != members;
+            h.presence.lock().expect("presence lock").remote.insert(n.node, (players, spectators, members));
             super::audience::presence_changed(&h);
+            if changed {
+                // A member came or went on another node: a vote his leaving decides.
+                super::teamws::close_if_all_voted(s, &h).await;
+            }
         }
     }
 }

@@ -6,7 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::Utf8Bytes;
-use matombo_api::online::{to_text, BySide, RoomMsg, RoomState, SeatPlayer, SidePresence};
+use matombo_api::online::{
+    to_text, BySide, MemberJson, RoomMsg, RoomState, SeatPlayer, SidePresence, TeamJson, TeamState, TeamsJson,
+};
 use matombo_api::ErrorCode;
 use rand::Rng;
 use tokio::sync::{broadcast, Notify};
@@ -28,8 +30,22 @@ pub(super) struct Presence {
     /// Names of connected seat holders, by side (a team may share a seat).
     pub(super) players: [Vec<String>; 2],
     pub(super) spectators: usize,
-    /// What the other nodes of a cluster hold, by node (see [`crate::bus`]).
-    pub(super) remote: std::collections::HashMap<u64, ([Vec<String>; 2], usize)>,
+    /// Connections of each team member (by member id) through this node.
+    pub(super) members: std::collections::HashMap<String, usize>,
+    /// What the other nodes of a cluster hold, by node (see [`crate::bus`]): names by
+    /// side, spectators, team members connected.
+    pub(super) remote: std::collections::HashMap<u64, RemotePresence>,
+}
+
+/// What another node holds of a room: names by side, spectators, members connected.
+pub(super) type RemotePresence = ([Vec<String>; 2], usize, Vec<String>);
+
+impl Presence {
+    /// Whether a team member has a connection open, here or on another node.
+    pub(super) fn member_online(&self, member: &str) -> bool {
+        self.members.get(member).is_some_and(|n| *n > 0)
+            || self.remote.values().any(|r| r.2.iter().any(|m| m == member))
+    }
 }
 
 /// Who plays a room and how it counts: players bound to seats (lobby games), rated, listed.
@@ -50,6 +66,9 @@ pub(crate) enum Audience {
     Spectators,
     /// One side's seat holders.
     Side(matombo_core::Side),
+    /// One side's team members (team chat, marks, proposals, votes): never the other
+    /// side, never spectators.
+    Team(matombo_core::Side),
     /// Those holding no seat (a rematch's news without tokens).
     NotSeated,
 }
@@ -88,11 +107,19 @@ pub(crate) struct RoomHandle {
     pub(crate) watchers: std::sync::atomic::AtomicU32,
     /// Spectators' places, chat budgets, presence news.
     pub(crate) audience: super::audience::RoomAudience,
+    /// A team game's mode (fixed at its creation), `None` for a game of two people.
+    pub(crate) team_mode: Option<super::team::TeamMode>,
+    /// A team game's removed members, kept in step with the room (see
+    /// [`RoomHandle::note_removed`]) so that a connection checks its member without
+    /// waiting for the room's lock.
+    pub(crate) removed: Mutex<std::collections::HashSet<String>>,
 }
 
 impl RoomHandle {
     pub(crate) fn new(room: Room, creator: Option<IpAddr>, limits: &super::Limits) -> Arc<RoomHandle> {
         let (tx, _) = broadcast::channel(256);
+        let team_mode = room.teams.as_ref().map(|t| t.mode);
+        let removed = Mutex::new(removed_of(&room));
         Arc::new(RoomHandle {
             id: room.id.clone(),
             room: tokio::sync::Mutex::new(room),
@@ -109,7 +136,19 @@ impl RoomHandle {
             rematch: Mutex::new((None, None)),
             watchers: std::sync::atomic::AtomicU32::new(0),
             audience: Default::default(),
+            team_mode,
+            removed,
         })
+    }
+
+    /// Brings the removed members in step with `room` (after a removal or a reload).
+    pub(crate) fn note_removed(&self, room: &Room) {
+        *self.removed.lock().expect("removed lock") = removed_of(room);
+    }
+
+    /// Whether `member` was removed from his team.
+    pub(crate) fn is_removed(&self, member: &str) -> bool {
+        self.removed.lock().expect("removed lock").contains(member)
     }
 
     /// Sends `m` to part of the room's connections (serialized once for all of them).
@@ -142,7 +181,48 @@ impl RoomHandle {
         v.players = Some(self.players_json(room));
         v.rated = Some(self.meta.lock().expect("meta lock").rated);
         v.group = Some(super::rating::group_of(room.ruleset()).to_string());
+        if let Some(teams) = self.teams_json(room) {
+            v.team = Some(Box::new(TeamState { teams: Some(teams), ..TeamState::default() }));
+        }
         v
+    }
+
+    /// A team game's teams as every client sees them (no token), or `None`.
+    pub(crate) fn teams_json(&self, room: &Room) -> Option<TeamsJson> {
+        let t = room.teams.as_ref()?;
+        let p = self.presence.lock().expect("presence lock");
+        let team = |side: matombo_core::Side| TeamJson {
+            members: t
+                .active(side)
+                .map(|m| MemberJson {
+                    member: m.id.clone(),
+                    name: m.name.clone(),
+                    online: p.member_online(&m.id),
+                    captain: m.captain,
+                })
+                .collect(),
+        };
+        Some(TeamsJson {
+            mode: t.mode.as_str(),
+            vote_ms: (t.mode == super::team::TeamMode::Vote).then_some(t.vote_ms),
+            south: team(matombo_core::Side::South),
+            north: team(matombo_core::Side::North),
+        })
+    }
+
+    /// The `teams` message of a team game (a game without teams: its state).
+    pub(crate) fn teams_msg(&self, room: &Room) -> RoomMsg {
+        match self.teams_json(room) {
+            Some(teams) => RoomMsg::Teams { teams },
+            None => RoomMsg::Seats(super::views::room_view(room, now_ms(), false)),
+        }
+    }
+
+    /// Sends the rosters to every connection of a team game.
+    pub(crate) fn send_teams(&self, room: &Room) {
+        if room.teams.is_some() {
+            self.send(&self.teams_msg(room));
+        }
     }
 
     /// The `state` message with the room's players, rated and group.
@@ -163,8 +243,21 @@ impl RoomHandle {
             SidePresence { online: names.len(), names }
         };
         let spectators = p.spectators + p.remote.values().map(|r| r.1).sum::<usize>();
-        RoomMsg::Presence { south: side(0), north: side(1), spectators }
+        // A team game's online dots travel here, coalesced with the rest of the presence.
+        let members = self.team_mode.map(|_| {
+            let mut ids: Vec<String> = p.members.iter().filter(|(_, n)| **n > 0).map(|(m, _)| m.clone()).collect();
+            ids.extend(p.remote.values().flat_map(|r| r.2.iter().cloned()));
+            ids.sort();
+            ids.dedup();
+            ids
+        });
+        RoomMsg::Presence { south: side(0), north: side(1), spectators, members }
     }
+}
+
+/// The removed members of a team game.
+fn removed_of(room: &Room) -> std::collections::HashSet<String> {
+    room.teams.iter().flat_map(|t| t.members.iter().filter(|m| m.removed).map(|m| m.id.clone())).collect()
 }
 
 pub(super) fn random_secret(len: usize) -> String {

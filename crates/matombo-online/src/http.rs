@@ -10,8 +10,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use matombo_api::online::{
-    GroupJson, HistoryJson, LeaderRow, Leaderboard, Opponent, Page, PlayerPage, PublicState, RatingPoint, RoomMsg,
-    SeatAnswer,
+    BySide, GroupJson, HistoryJson, LeaderRow, Leaderboard, Links, Opponent, Page, PlayerPage, PublicState,
+    RatingPoint, RoomMsg, SeatAnswer,
 };
 use matombo_api::{ErrorCode, SideJson};
 use matombo_core::{Record, Ruleset, Side};
@@ -23,6 +23,7 @@ use super::lifecycle::{closed_message, watch_clock};
 use super::protocol;
 use super::room::{Room, RoomError, TimeControl, MAX_CLOCK_MS};
 use super::store::Op;
+use super::team::{Member, TeamError, TeamMode, Teams};
 use super::views::{links, room_view, side_json, side_str};
 use super::OnlineState;
 
@@ -64,6 +65,33 @@ pub(super) struct CreateReq {
     clock: Option<TimeControl>,
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    teams: Option<TeamsReq>,
+}
+
+/// A team game's settings (issue 42).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TeamsReq {
+    mode: String,
+    #[serde(default)]
+    vote_ms: Option<u64>,
+}
+
+/// Checks a team game's settings: its mode and vote length.
+fn check_teams(t: &TeamsReq) -> Result<(TeamMode, u64), ApiError> {
+    let mode = TeamMode::parse(&t.mode)
+        .ok_or_else(|| ApiError::new(ErrorCode::InvalidField, "teams.mode: any, captain or vote"))?;
+    let (lo, hi) = crate::team::VOTE_MS;
+    match (mode, t.vote_ms) {
+        (TeamMode::Vote, None) => Ok((mode, crate::team::DEFAULT_VOTE_MS)),
+        (TeamMode::Vote, Some(ms)) if (lo..=hi).contains(&ms) => Ok((mode, ms)),
+        (TeamMode::Vote, Some(_)) => {
+            Err(ApiError::new(ErrorCode::InvalidField, format!("teams.vote_ms: from {lo} to {hi}")))
+        }
+        (_, Some(_)) => Err(ApiError::new(ErrorCode::InvalidField, "teams.vote_ms: only in vote mode")),
+        (_, None) => Ok((mode, crate::team::DEFAULT_VOTE_MS)),
+    }
 }
 
 pub(super) fn check_name(name: Option<String>) -> Result<String, ApiError> {
@@ -105,6 +133,7 @@ pub(super) async fn create_room(
         }
     }
     let name = check_name(req.name)?;
+    let teams = req.teams.as_ref().map(check_teams).transpose()?;
     let limits = &s.inner.limits;
     // Reserve the room slot first, so concurrent requests cannot overshoot the limits.
     {
@@ -146,6 +175,35 @@ pub(super) async fn create_room(
     let now = now_ms();
     let mut room = Room::new(id.clone(), ruleset, side, tokens.clone(), invite.clone(), req.clock, now);
     room.seats[side.index()].name = name.clone();
+    let token = tokens[side.index()].clone();
+    let mut team_ops = Vec::new();
+    let mut creator_member = None;
+    if let Some((mode, vote_ms)) = teams {
+        // The creator is his side's first member and captain; his seat token is his own.
+        let invites = [random_secret(24), random_secret(24)];
+        let member = random_secret(12);
+        let mut t = Teams::new(mode, vote_ms, invites.clone());
+        t.members.push(Member {
+            id: member.clone(),
+            side,
+            token: token.clone(),
+            name: name.clone(),
+            captain: true,
+            removed: false,
+        });
+        team_ops.push(Op::Teams { id: id.clone(), mode, vote_ms, invites });
+        team_ops.push(Op::Join {
+            id: id.clone(),
+            side,
+            member: member.clone(),
+            token: token.clone(),
+            name: name.clone(),
+            captain: true,
+            at: now,
+        });
+        room.teams = Some(t);
+        creator_member = Some(member);
+    }
     let op = Op::Create {
         id: id.clone(),
         ruleset: ruleset.to_string(),
@@ -158,24 +216,125 @@ pub(super) async fn create_room(
         created: now,
         creator_addr: addr.map(|a| a.to_string()),
     };
+    let op = if team_ops.is_empty() {
+        op
+    } else {
+        team_ops.insert(0, op);
+        Op::Many(team_ops)
+    };
+    let invites = room.teams.as_ref().map(|t| BySide { south: t.invites[0].clone(), north: t.invites[1].clone() });
     if let Err(e) = s.inner.store.write(op).await {
         release(&s);
         return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
     }
     s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
-    tracing::info!(room = %id, %ruleset, "game created");
-    let token = &tokens[side.index()];
-    Ok((
-        StatusCode::CREATED,
-        Json(SeatAnswer {
+    tracing::info!(room = %id, %ruleset, teams = invites.is_some(), "game created");
+    let answer = match invites {
+        // A team game has no plain invitation: each side has its own.
+        Some(invites) => SeatAnswer {
+            id: id.clone(),
+            side: side_json(side),
+            token: token.clone(),
+            invite: None,
+            links: Links::team(&id, &token, &invites),
+            invites: Some(invites),
+            member: creator_member,
+        },
+        None => SeatAnswer {
             id: id.clone(),
             side: side_json(side),
             token: token.clone(),
             invite: Some(invite.clone()),
-            links: links(&id, Some(token), Some(&invite)),
-        }),
-    )
-        .into_response())
+            links: links(&id, Some(&token), Some(&invite)),
+            invites: None,
+            member: None,
+        },
+    };
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct JoinReq {
+    invite: String,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// `POST /api/online/rooms/{id}/join`: a new member of the side whose invitation this is.
+pub(super) async fn join_team(
+    State(s): State<OnlineState>,
+    Path(id): Path<String>,
+    body: Result<Json<JoinReq>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(req) = body.map_err(|e| ApiError::new(ErrorCode::Malformed, e.body_text()))?;
+    let name = check_name(req.name)?;
+    if req.invite.len() > protocol::MAX_TOKEN {
+        return Err(ApiError::new(ErrorCode::BadInvite, "wrong invitation code"));
+    }
+    let h = find_room(&s, &id).await?;
+    let mut room = h.room.lock().await;
+    if s.clustered() && room.teams.is_some() {
+        // The rosters as the store has them (members who joined through other nodes), so
+        // that no look-alike name slips in.
+        super::bus::reload(&s, &h, &mut room).await;
+    }
+    if h.closed.load(Ordering::Acquire) || room.game.is_over() {
+        return Err(ApiError::new(ErrorCode::Closed, "this game is over or closed: no one joins it any more"));
+    }
+    let Some(teams) = &room.teams else {
+        return Err(ApiError::new(ErrorCode::NotATeamGame, "this game has no teams: claim its seat instead"));
+    };
+    let side = teams.check_join(&req.invite, &name).map_err(|e| ApiError::new(team_error(&e), e.to_string()))?;
+    // The first member of the side that has no captain (the invited side) is its captain.
+    let captain = teams.active(side).all(|m| !m.captain);
+    let member = random_secret(12);
+    let token = random_secret(32);
+    let now = now_ms();
+    let op = Op::Join {
+        id: id.clone(),
+        side,
+        member: member.clone(),
+        token: token.clone(),
+        name: name.clone(),
+        captain,
+        at: now,
+    };
+    s.inner.store.write(op).await.map_err(|e| match e {
+        super::store::StoreError::TeamFull(_) => ApiError::new(ErrorCode::TeamFull, TeamError::Full.to_string()),
+        e => ApiError::new(ErrorCode::Storage, e.to_string()),
+    })?;
+    let m = Member { id: member.clone(), side, token: token.clone(), name: name.clone(), captain, removed: false };
+    room.teams.as_mut().expect("a team game").members.push(m);
+    let first = !room.seats[side.index()].claimed;
+    if first {
+        room.commit_claim(side, &name, now);
+        let msg = RoomMsg::Seats(room_view(&room, now, false));
+        h.send(&msg);
+        s.publish_changed(&id, &msg);
+    }
+    h.send_teams(&room);
+    s.publish_changed(&id, &h.teams_msg(&room));
+    drop(room);
+    if first {
+        h.clock_changed.notify_one();
+        watch_clock(s.clone(), h.clone());
+    }
+    tracing::info!(room = %id, side = side_str(side), "team member joined");
+    let links = links(&id, Some(&token), None);
+    let answer =
+        SeatAnswer { id, side: side_json(side), token, invite: None, invites: None, member: Some(member), links };
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+/// The code of a team refusal.
+pub(super) fn team_error(e: &TeamError) -> ErrorCode {
+    match e {
+        TeamError::BadInvite => ErrorCode::BadInvite,
+        TeamError::Full => ErrorCode::TeamFull,
+        TeamError::NotCaptain => ErrorCode::NotCaptain,
+        TeamError::NoMember(_) | TeamError::Yourself | TeamError::LookAlike => ErrorCode::InvalidField,
+    }
 }
 
 #[derive(Deserialize)]
@@ -223,7 +382,8 @@ pub(super) async fn claim_seat(
     watch_clock(s.clone(), h.clone());
     tracing::info!(room = %id, side = side_str(side), "seat taken");
     let links = links(&id, Some(&token), None);
-    Ok(Json(SeatAnswer { id, side: side_json(side), token, invite: None, links }).into_response())
+    Ok(Json(SeatAnswer { id, side: side_json(side), token, invite: None, invites: None, member: None, links })
+        .into_response())
 }
 
 #[derive(Deserialize)]

@@ -3,6 +3,8 @@
 //! Online play between two people (or two teams) through `matombo serve`.
 //!
 //! - [`room`]: the pure core (seats, secret tokens, ply numbers, clocks, validation).
+//! - [`team`]: the pure core of team games (members, captaincy, votes, marks); `teamws`
+//!   their WebSocket messages, each team's own reaching that side's members only.
 //! - [`protocol`]: the WebSocket message format and its strict parser.
 //! - [`store`]: the [`GameStore`] trait and its SQLite (default) and PostgreSQL
 //!   implementations; every turn is committed before anyone hears of it.
@@ -35,6 +37,8 @@ pub mod rating;
 pub mod room;
 mod server;
 pub mod store;
+pub mod team;
+mod teamws;
 mod views;
 mod ws;
 

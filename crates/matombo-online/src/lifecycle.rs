@@ -118,7 +118,9 @@ async fn announce_ratings(s: &OnlineState, h: &Arc<RoomHandle>) {
     }
 }
 
-/// Makes the flag fall on the server: one task per room while its clock runs.
+/// Makes the flag fall on the server, and closes a team's vote at its time: one task per
+/// room while its clock runs or a vote is open (on every node holding the room; the store
+/// takes one turn per ply, so two nodes closing one vote play it once).
 pub(super) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
     if tokio::runtime::Handle::try_current().is_err() || h.watching.swap(true, Ordering::AcqRel) {
         return;
@@ -138,9 +140,20 @@ pub(super) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
                     } else {
                         break;
                     }
+                } else if room.teams.as_ref().and_then(|t| t.vote.as_ref()).is_some_and(|v| v.closes_at <= now) {
+                    // A team's vote closes at its time even when nobody is connected.
+                    let _ = super::teamws::close_vote(&s, &h, &mut room).await;
+                    let open = room.teams.as_ref().is_some_and(|t| t.vote.is_some());
+                    // Storage failed: try again shortly; else look again at once.
+                    Some(if open { now + 1000 } else { now })
                 } else {
                     let to_move = room.to_move();
-                    room.clocks.as_ref().and_then(|c| c.deadline(to_move))
+                    let clock = room.clocks.as_ref().and_then(|c| c.deadline(to_move));
+                    let vote = room.teams.as_ref().and_then(|t| t.vote.as_ref()).map(|v| v.closes_at);
+                    match (clock, vote) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    }
                 }
             };
             let Some(deadline) = deadline else { break };
@@ -215,6 +228,16 @@ pub(super) fn sweep_expired(s: &OnlineState) {
                 continue;
             }
             let now = now_ms();
+            // Votes past their time in rooms no node may hold any more (its node died):
+            // the leader takes the room up and its clock watch closes the vote.
+            if let Ok(ids) = s.inner.store.due_votes(now).await {
+                for id in ids {
+                    if let Ok(h) = super::handle::find_room(&s, &id).await {
+                        h.clock_changed.notify_one();
+                        watch_clock(s.clone(), h);
+                    }
+                }
+            }
             let (unclaimed_before, idle_before) = expiry_bounds(&s.inner.limits, now);
             let ids = match s.inner.store.write(Op::Expire { now, unclaimed_before, idle_before }).await {
                 Ok(ids) => ids,

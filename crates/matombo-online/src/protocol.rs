@@ -10,6 +10,9 @@
 //! - `{"type":"turn","ply":3,"move":"B2+"}` — play ply 3 (the number of turns played
 //!   before it); a turn sent twice is applied once.
 //! - `{"type":"resign"}`, `{"type":"sync"}` (ask for the full state), `{"type":"ping"}`.
+//! - Team games: `{"type":"chat","text":"…","channel":"team"}`, `{"type":"mark","holes":[…]}`,
+//!   `{"type":"propose","move":"B2+"}`, `{"type":"vote","ply":0,"move":"B2+"}`,
+//!   `{"type":"captain","member":"…"}`, `{"type":"remove","member":"…"}`.
 //!
 //! Server → client: `state` (full state), `turn` (a turn was played and stored),
 //! `end`, `presence`, `ack` (duplicate turn), `pong`, `error` (the error body of
@@ -56,10 +59,14 @@ pub enum ClientMsg {
     Sync {},
     /// Keep-alive.
     Ping {},
-    /// A chat line (players' channel for a seat holder, spectators' channel otherwise).
+    /// A chat line (players' channel for a seat holder, spectators' channel otherwise;
+    /// `"channel": "team"`: the sender's team only).
     Chat {
         /// Plain text.
         text: String,
+        /// `team` for the team channel; absent for the usual one.
+        #[serde(default)]
+        channel: Option<String>,
     },
     /// Stops receiving a sender's chat on this connection.
     Mute {
@@ -75,7 +82,39 @@ pub enum ClientMsg {
     Rematch {},
     /// Closes the game before its first turn, without a result.
     Abort {},
+    /// Team games: the captain passes the captaincy to another member of his side.
+    Captain {
+        /// The new captain's member id.
+        member: String,
+    },
+    /// Team games: the captain removes a member of his side.
+    Remove {
+        /// The member id.
+        member: String,
+    },
+    /// Team games (captain mode): proposes a turn to one's team.
+    Propose {
+        /// The turn in notation.
+        #[serde(rename = "move")]
+        turn: String,
+    },
+    /// Team games (vote mode): votes for a turn of ply `ply`.
+    Vote {
+        /// Turns played before it.
+        ply: u32,
+        /// The turn in notation.
+        #[serde(rename = "move")]
+        turn: String,
+    },
+    /// Team games: marks holes for one's team (an empty list clears).
+    Mark {
+        /// Hole labels such as `B2` or `a5`.
+        holes: Vec<String>,
+    },
 }
+
+/// Most holes a `mark` message may name (see [`crate::team::MAX_MARKS`]).
+pub const MAX_MARKS: usize = crate::team::MAX_MARKS;
 
 /// Longest chat line (characters).
 pub const MAX_CHAT: usize = 300;
@@ -218,10 +257,21 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
                 }
             }
         }
-        ClientMsg::Turn { turn, .. } if turn.len() > MAX_MOVE => {
+        ClientMsg::Turn { turn, .. } | ClientMsg::Propose { turn } | ClientMsg::Vote { turn, .. }
+            if turn.len() > MAX_MOVE =>
+        {
             return Err(ProtocolError::Field { field: "move", reason: "too long" });
         }
-        ClientMsg::Chat { text } => check_chat(text)?,
+        ClientMsg::Chat { text, channel } => {
+            check_chat(text)?;
+            if channel.as_deref().is_some_and(|c| c != "team") {
+                return Err(ProtocolError::Field { field: "channel", reason: "team, or absent" });
+            }
+        }
+        ClientMsg::Captain { member } | ClientMsg::Remove { member } => check_id("member", member)?,
+        ClientMsg::Mark { holes } if holes.len() > MAX_MARKS || holes.iter().any(|h| h.is_empty() || h.len() > 4) => {
+            return Err(ProtocolError::Field { field: "holes", reason: "at most 16 hole labels such as B2" });
+        }
         ClientMsg::Mute { from } | ClientMsg::Unmute { from } => check_id("from", from)?,
         _ => {}
     }
@@ -229,7 +279,7 @@ pub fn parse(bytes: &[u8]) -> Result<ClientMsg, ProtocolError> {
     let mut msg = msg;
     match &mut msg {
         ClientMsg::Hello { name: Some(n), .. } => *n = super::names::nfc(n),
-        ClientMsg::Chat { text } => *text = super::names::nfc(text),
+        ClientMsg::Chat { text, .. } => *text = super::names::nfc(text),
         _ => {}
     }
     Ok(msg)
@@ -341,7 +391,25 @@ mod tests {
         assert_eq!(parse(br#"{"type":"hello"}"#), Ok(ClientMsg::Hello { token: None, name: None }));
         assert_eq!(parse(br#"{"type":"resign"}"#), Ok(ClientMsg::Resign {}));
         assert_eq!(parse(br#"{"type":"sync"}"#), Ok(ClientMsg::Sync {}));
-        assert_eq!(parse(br#"{"type":"chat","text":"gg <b>"}"#), Ok(ClientMsg::Chat { text: "gg <b>".into() }));
+        assert_eq!(
+            parse(br#"{"type":"chat","text":"gg <b>"}"#),
+            Ok(ClientMsg::Chat { text: "gg <b>".into(), channel: None })
+        );
+        assert_eq!(
+            parse(br#"{"type":"chat","text":"B2?","channel":"team"}"#),
+            Ok(ClientMsg::Chat { text: "B2?".into(), channel: Some("team".into()) })
+        );
+        assert_eq!(parse(br#"{"type":"captain","member":"m1"}"#), Ok(ClientMsg::Captain { member: "m1".into() }));
+        assert_eq!(parse(br#"{"type":"remove","member":"m1"}"#), Ok(ClientMsg::Remove { member: "m1".into() }));
+        assert_eq!(parse(br#"{"type":"propose","move":"B2+"}"#), Ok(ClientMsg::Propose { turn: "B2+".into() }));
+        assert_eq!(
+            parse(br#"{"type":"vote","ply":0,"move":"B2+"}"#),
+            Ok(ClientMsg::Vote { ply: 0, turn: "B2+".into() })
+        );
+        assert_eq!(
+            parse(br#"{"type":"mark","holes":["B2","a5"]}"#),
+            Ok(ClientMsg::Mark { holes: vec!["B2".into(), "a5".into()] })
+        );
         assert_eq!(parse(br#"{"type":"mute","from":"w3"}"#), Ok(ClientMsg::Mute { from: "w3".into() }));
         assert_eq!(parse(br#"{"type":"rematch"}"#), Ok(ClientMsg::Rematch {}));
         assert_eq!(parse(br#"{"type":"abort"}"#), Ok(ClientMsg::Abort {}));
@@ -414,6 +482,17 @@ mod tests {
         }
         assert_eq!(parse(br#"{"type":"hello","token":"a b"}"#).unwrap_err().code(), ErrorCode::InvalidField);
         assert_eq!(parse(br#"{"type":"hello","name":"a\nb"}"#).unwrap_err().code(), ErrorCode::InvalidField);
+        for bad in [
+            &br#"{"type":"chat","text":"x","channel":"north"}"#[..],
+            br#"{"type":"captain","member":"../x"}"#,
+            br#"{"type":"remove","member":""}"#,
+            br#"{"type":"mark","holes":["B1","B2","B3","B4","B5","B6","B7","B8","A1","A2","A3","A4","A5","A6","A7","A8","b1"]}"#,
+            br#"{"type":"mark","holes":["B12345"]}"#,
+        ] {
+            assert_eq!(parse(bad).unwrap_err().code(), ErrorCode::InvalidField, "{:?}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(parse(br#"{"type":"vote","ply":0}"#).unwrap_err().code(), ErrorCode::Malformed);
+        assert_eq!(parse(br#"{"type":"mark","holes":"B2"}"#).unwrap_err().code(), ErrorCode::Malformed);
     }
 
     #[test]

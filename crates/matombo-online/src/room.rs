@@ -134,6 +134,8 @@ pub struct Room {
     pub clocks: Option<Clocks>,
     /// Creation time (Unix ms), for the archive.
     pub created: u64,
+    /// A team game's teams (issue 42); `None` for a game of two people.
+    pub teams: Option<super::team::Teams>,
 }
 
 /// Compares two secrets in constant time (for equal lengths; lengths are not secret).
@@ -160,7 +162,7 @@ impl Room {
         seats[creator.index()].claimed = true;
         let clocks =
             control.map(|c| Clocks { control: c, remaining: [c.initial_ms, c.initial_ms], running_since: None });
-        Room { id, game: Game::new(Position::start(ruleset)), seats, invite, clocks, created }
+        Room { id, game: Game::new(Position::start(ruleset)), seats, invite, clocks, created, teams: None }
     }
 
     /// The ruleset.
@@ -186,6 +188,10 @@ impl Room {
     /// The seat a token holds, checked in constant time against both seats. Unclaimed
     /// seats grant nothing, so a token guessed before the claim is useless.
     pub fn seat_of(&self, token: &str) -> Option<Side> {
+        if let Some(t) = &self.teams {
+            // A team game's sides are held by their active members' own tokens only.
+            return t.member_of(token).map(|m| m.side);
+        }
         let mut found = None;
         for side in [Side::South, Side::North] {
             let seat = &self.seats[side.index()];
@@ -199,7 +205,8 @@ impl Room {
 
     /// The free seat an invitation code would claim (nothing changes).
     pub fn check_claim(&self, invite: &str) -> Result<Side, RoomError> {
-        if !secret_eq(&self.invite, invite) {
+        // A team game's sides are joined with their own invitations (see `team`).
+        if self.teams.is_some() || !secret_eq(&self.invite, invite) {
             return Err(RoomError::BadInvite);
         }
         [Side::South, Side::North].into_iter().find(|s| !self.seats[s.index()].claimed).ok_or(RoomError::SeatsTaken)
@@ -300,6 +307,10 @@ impl Room {
     pub fn commit_turn(&mut self, t: &PreparedTurn) {
         debug_assert_eq!(t.ply, self.ply());
         self.game.play(&t.token).expect("checked before storage");
+        // A team's vote on this turn is over.
+        if let Some(teams) = &mut self.teams {
+            teams.vote = None;
+        }
         let over = self.game.is_over();
         if let (Some(c), Some(r)) = (&mut self.clocks, t.remaining) {
             c.remaining = r;

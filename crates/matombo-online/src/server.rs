@@ -5,6 +5,8 @@
 //!   "clock":{"initial_ms":300000,"increment_ms":5000},"name":"Rudo"}` → the creator's seat
 //!   token and the links (seat, invitation, watch).
 //! - `POST /api/online/rooms/{id}/claim` `{"invite":"…","name":"…"}` → the free seat.
+//!   A team game (`"teams": {"mode": "any|captain|vote", "vote_ms": 30000}` at its
+//!   creation) is joined instead: `POST /api/online/rooms/{id}/join` `{"invite","name"}`.
 //! - `GET /api/online/rooms/{id}` → public state (`?positions=1` adds every position).
 //! - `GET /api/online/rooms/{id}/record` → the game record (text).
 //! - `GET /api/online/rooms/{id}/ws` → WebSocket (see [`crate::protocol`]).
@@ -16,7 +18,7 @@
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
-use crate::http::{archive, claim_seat, create_room, get_record, get_room, groups, leaderboard, player};
+use crate::http::{archive, claim_seat, create_room, get_record, get_room, groups, join_team, leaderboard, player};
 use crate::lobby::{get_challenge, lobby_upgrade};
 use crate::methods::{get_only, post_only};
 use crate::ws::ws_upgrade;
@@ -33,6 +35,7 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/api/online/rooms", post_only(create_room))
         .route("/api/online/rooms/{id}", get_only(get_room))
         .route("/api/online/rooms/{id}/claim", post_only(claim_seat))
+        .route("/api/online/rooms/{id}/join", post_only(join_team))
         .route("/api/online/rooms/{id}/record", get_only(get_record))
         .route("/api/online/rooms/{id}/ws", get_only(ws_upgrade))
         .route("/api/online/archive", get_only(archive))

@@ -64,6 +64,7 @@ pub(super) fn state_json(room: &Room, you: Option<Side>, now: u64, positions: bo
         players: None,
         rated: None,
         group: None,
+        team: None,
     }
 }
 

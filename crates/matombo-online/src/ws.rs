@@ -10,7 +10,7 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
-use matombo_api::online::{to_text, RoomMsg};
+use matombo_api::online::{to_text, RoomMsg, WireError};
 use matombo_api::ErrorCode;
 use matombo_core::Side;
 use tokio::sync::broadcast;
@@ -82,18 +82,30 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     };
     let rx = h.tx.subscribe();
     let events = h.events.subscribe();
-    let seat = {
-        let room = h.room.lock().await;
-        let seat = token.as_deref().and_then(|t| room.seat_of(t));
+    let (seat, member, roster_name) = {
+        let mut room = h.room.lock().await;
+        let mut seat = token.as_deref().and_then(|t| room.seat_of(t));
+        if seat.is_none() && token.is_some() && room.teams.is_some() && s.clustered() {
+            // A member who joined through another node may come before its note: the store
+            // has him.
+            super::bus::reload(&s, &h, &mut room).await;
+            seat = token.as_deref().and_then(|t| room.seat_of(t));
+        }
         if token.is_some() && seat.is_none() {
             let _ = socket
                 .send(error_msg(ErrorCode::BadToken, "this seat token is not valid here: you can watch", None))
                 .await;
         }
-        seat
+        // A team member is known by his own token: his id, and the name he joined with.
+        let m =
+            token.as_deref().and_then(|t| room.teams.as_ref()?.member_of(t)).map(|m| (m.id.clone(), m.name.clone()));
+        match m {
+            Some((id, n)) => (seat, Some(id), Some(n)),
+            None => (seat, None, None),
+        }
     };
-    let name = name.trim().to_string();
-    if let Some(side) = seat {
+    let name = roster_name.unwrap_or_else(|| name.trim().to_string());
+    if let (Some(side), None) = (seat, &member) {
         if super::names::clashes_in_room(&h, side, &name).await {
             let why = "name: looks like the name of the other side's player; choose another";
             let _ = socket.send(error_msg(ErrorCode::InvalidField, why, None)).await;
@@ -115,7 +127,7 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     };
     {
         let room = h.room.lock().await;
-        let msg = to_text(&h.state(&room, seat, now_ms(), false));
+        let msg = to_text(&RoomMsg::State(super::teamws::state_for(&h, &room, seat, member.as_deref())));
         drop(room);
         if socket.send(Message::Text(msg.into())).await.is_err() {
             drop(place);
@@ -135,15 +147,28 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
             Some(side) => p.players[side.index()].push(name.clone()),
             None => p.spectators += 1,
         }
+        if let Some(m) = &member {
+            *p.members.entry(m.clone()).or_default() += 1;
+        }
     }
     super::audience::presence_changed(&h);
     s.publish_presence(&h);
     watch_clock(s.clone(), h.clone());
     let turns = Bucket::new(s.inner.limits.turns_per_sec);
-    let mut session = RoomSession { s: s.clone(), h: h.clone(), seat, addr, turns, chat, rx, events };
+    let team = super::teamws::TeamBudget::new(s.inner.limits.chat_per_sec);
+    let mut session =
+        RoomSession { s: s.clone(), h: h.clone(), seat, member: member.clone(), addr, turns, chat, team, rx, events };
     pump(&s, &mut socket, &mut session).await;
     {
         let mut p = h.presence.lock().expect("presence lock");
+        if let Some(m) = &member {
+            if let Some(n) = p.members.get_mut(m) {
+                *n -= 1;
+                if *n == 0 {
+                    p.members.remove(m);
+                }
+            }
+        }
         match seat {
             Some(side) => {
                 let v = &mut p.players[side.index()];
@@ -157,34 +182,73 @@ pub(super) async fn connection(s: OnlineState, h: Arc<RoomHandle>, mut socket: W
     drop(place);
     super::audience::presence_changed(&h);
     s.publish_presence(&h);
+    if member.is_some() {
+        // The one who had not voted left: the others' votes decide now.
+        super::teamws::close_if_all_voted(&s, &h).await;
+    }
 }
 
 /// A room connection's part for the pump: its seat, budgets, chat and the room's channels.
-struct RoomSession {
-    s: OnlineState,
-    h: Arc<RoomHandle>,
-    seat: Option<Side>,
+pub(super) struct RoomSession {
+    pub(super) s: OnlineState,
+    pub(super) h: Arc<RoomHandle>,
+    pub(super) seat: Option<Side>,
+    /// A team game's member id of this connection (the seat comes with it).
+    pub(super) member: Option<String>,
     addr: Option<IpAddr>,
     turns: Bucket,
-    chat: Chat,
+    pub(super) chat: Chat,
+    /// Marks, proposals and votes, each paced like chat.
+    pub(super) team: super::teamws::TeamBudget,
     rx: broadcast::Receiver<Utf8Bytes>,
     events: broadcast::Receiver<Targeted>,
 }
 
+impl RoomSession {
+    /// A member removed by his captain (here or on another node) holds nothing any more:
+    /// the connection watches from now on. True if that just happened.
+    pub(super) fn demoted(&mut self) -> bool {
+        let Some(m) = &self.member else { return false };
+        // No waiting here: the fan-out must not lose a message to a cancelled wait.
+        if !self.h.is_removed(m) {
+            return false;
+        }
+        self.member = None;
+        self.seat = None;
+        self.chat.me = format!("w{}", self.h.watchers.fetch_add(1, Ordering::Relaxed) + 1);
+        true
+    }
+}
+
 impl Session for RoomSession {
     async fn message(&mut self, text: &str) -> Vec<Message> {
-        handle_message(&self.s, &self.h, self.seat, self.addr, text, &mut self.turns, &mut self.chat).await
+        let mut out = Vec::new();
+        if self.demoted() {
+            out.push(error_msg(ErrorCode::BadToken, "you were removed from your team: you can watch", None));
+        }
+        out.extend(handle_message(self, text).await);
+        out
     }
 
     async fn feed(&mut self) -> Feed {
-        let seat = self.seat;
         tokio::select! {
             e = self.events.recv() => match e {
                 Ok(t) => {
+                    // A member removed meanwhile gets nothing meant for his side any more.
+                    if self.member.is_some()
+                        && !matches!(t.to, Audience::Spectators | Audience::NotSeated)
+                        && self.demoted()
+                    {
+                        let why = "you were removed from your team: you can watch";
+                        return Feed::Send(to_text(&RoomMsg::Error(WireError::new(ErrorCode::BadToken, why, None))).into());
+                    }
+                    let seat = self.seat;
                     let mine = match t.to {
                         Audience::Players => seat.is_some(),
                         Audience::Spectators | Audience::NotSeated => seat.is_none(),
                         Audience::Side(x) => seat == Some(x),
+                        // Team messages: only the side's members still on its roster.
+                        Audience::Team(x) => seat == Some(x) && self.member.is_some(),
                     };
                     let muted = t.from.as_ref().is_some_and(|f| self.chat.muted.contains(f));
                     if mine && !muted { Feed::Send(t.text) } else { Feed::Skip }
@@ -197,8 +261,8 @@ impl Session for RoomSession {
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Missed broadcasts: send the whole state instead.
                     let room = self.h.room.lock().await;
-                    let msg = to_text(&self.h.state(&room, seat, now_ms(), false));
-                    Feed::Send(msg.into())
+                    let state = super::teamws::state_for(&self.h, &room, self.seat, self.member.as_deref());
+                    Feed::Send(to_text(&RoomMsg::State(state)).into())
                 }
                 Err(broadcast::error::RecvError::Closed) => Feed::End,
             },
@@ -208,34 +272,34 @@ impl Session for RoomSession {
 
 /// A connection's chat: who it is, its name, whom it muted, its rate.
 pub(super) struct Chat {
-    me: String,
-    name: String,
+    pub(super) me: String,
+    pub(super) name: String,
     muted: std::collections::HashSet<String>,
-    bucket: Bucket,
+    pub(super) bucket: Bucket,
 }
 
 /// Handles one client message; returns the direct replies (broadcasts go to everyone).
-pub(super) async fn handle_message(
-    s: &OnlineState,
-    h: &Arc<RoomHandle>,
-    seat: Option<Side>,
-    addr: Option<IpAddr>,
-    text: &str,
-    turns: &mut Bucket,
-    chat: &mut Chat,
-) -> Vec<Message> {
+pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Message> {
     let msg = match protocol::parse(text.as_bytes()) {
         Ok(m) => m,
         Err(e) => return vec![error_msg(e.code(), &e.to_string(), None)],
     };
+    let (s, h, seat, addr) = (&x.s.clone(), &x.h.clone(), x.seat, x.addr);
+    // Team games: who may act for his side, and the team's own messages.
+    let msg = match super::teamws::handle(x, msg).await {
+        Ok(m) => m,
+        Err(out) => return out,
+    };
+    let member = x.member.clone();
+    let (turns, chat) = (&mut x.turns, &mut x.chat);
     match msg {
         ClientMsg::Ping {} => vec![text_msg(&RoomMsg::Pong)],
         ClientMsg::Hello { .. } => vec![error_msg(ErrorCode::AlreadyHello, "hello is sent once, first", None)],
         ClientMsg::Sync {} => {
             let room = h.room.lock().await;
-            vec![text_msg(&h.state(&room, seat, now_ms(), false))]
+            vec![text_msg(&RoomMsg::State(super::teamws::state_for(h, &room, seat, x.member.as_deref())))]
         }
-        ClientMsg::Chat { text } => {
+        ClientMsg::Chat { text, .. } => {
             if !chat.bucket.take() {
                 return vec![error_msg(ErrorCode::RateLimited, "at most one chat line a second", None)];
             }
@@ -340,85 +404,101 @@ pub(super) async fn handle_message(
                     let mut out = vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))];
                     if matches!(e, RoomError::Stale { .. } | RoomError::Ahead { .. }) {
                         // The client is out of step: give it the whole state to resynchronise.
-                        out.push(text_msg(&RoomMsg::State(state_json(&room, seat, now, false))));
+                        let state = match h.team_mode {
+                            // A team member's state keeps his team's part.
+                            Some(_) => super::teamws::state_for(h, &room, seat, member.as_deref()),
+                            None => state_json(&room, seat, now, false),
+                        };
+                        out.push(text_msg(&RoomMsg::State(state)));
                     }
                     out
                 }
                 Ok(TurnCheck::Duplicate) => {
                     vec![text_msg(&RoomMsg::Ack { ply, duplicate: true })]
                 }
-                Ok(TurnCheck::New(p)) => {
-                    let before = room.clocks.clone();
-                    room.commit_turn(&p);
-                    let end = room.game.outcome();
-                    let op = Op::Turn {
-                        id: room.id.clone(),
-                        ply: p.ply,
-                        token: p.token.to_string(),
-                        remaining: p.remaining,
-                        at: p.at,
-                        end,
-                    };
-                    // Stored before anyone is told; on failure the turn is taken back.
-                    if let Err(e) = s.inner.store.write(op).await {
-                        room.game.undo();
-                        room.clocks = before;
-                        if let StoreError::PlyTaken { .. } | StoreError::Closed(_) = e {
-                            // Another node stored this ply (or ended the game) first: the
-                            // store decides. The client gets the winner's turn, as a
-                            // resynchronisation, and may play on from there.
-                            super::bus::reload(s, h, &mut room).await;
-                            let now = now_ms();
-                            let mut out = vec![error_msg(
-                                ErrorCode::Stale,
-                                &format!("turn {} was played first by another connection", p.ply),
-                                Some(room.ply()),
-                            )];
-                            if let Some((i, token)) = room.game.moves().iter().enumerate().nth(p.ply as usize) {
-                                let side = room.game.positions()[i].side_to_move();
-                                out.push(text_msg(&RoomMsg::Turn {
-                                    ply: p.ply,
-                                    token: token.to_string(),
-                                    side: side_json(side),
-                                    position: room
-                                        .game
-                                        .positions()
-                                        .get(i + 1)
-                                        .map_or_else(|| room.game.position().to_string(), |pos| pos.to_string()),
-                                    clock: clock_json(&room, now),
-                                    outcome: outcome_json(room.game.outcome()),
-                                }));
-                            }
-                            out.push(text_msg(&h.state(&room, seat, now, false)));
-                            return out;
-                        }
-                        tracing::error!(room = %room.id, error = %e, "turn not stored");
-                        return vec![error_msg(
-                            ErrorCode::Storage,
-                            "the turn could not be stored; try again",
-                            Some(p.ply),
-                        )];
-                    }
-                    let v = RoomMsg::Turn {
-                        ply: p.ply,
-                        token: p.token.to_string(),
-                        side: side_json(p.side),
-                        position: room.game.position().to_string(),
-                        clock: clock_json(&room, now),
-                        outcome: outcome_json(end),
-                    };
-                    h.send(&v);
-                    s.publish_turn(&h.id, &p, &v);
-                    crate::metrics::turn_done(arrived);
-                    if end.is_some() {
-                        finished(s, h);
-                    }
-                    h.clock_changed.notify_one();
-                    Vec::new()
-                }
+                Ok(TurnCheck::New(p)) => play_checked(s, h, &mut room, p, seat, arrived).await,
             }
         }
+        // Handled by `teamws`.
+        ClientMsg::Captain { .. }
+        | ClientMsg::Remove { .. }
+        | ClientMsg::Propose { .. }
+        | ClientMsg::Vote { .. }
+        | ClientMsg::Mark { .. } => Vec::new(),
     }
+}
+
+/// Stores a checked turn, then applies and broadcasts it (a team's vote closing plays its
+/// turn here too); a turn another node stored first resynchronises the client.
+pub(super) async fn play_checked(
+    s: &OnlineState,
+    h: &Arc<RoomHandle>,
+    room: &mut super::room::Room,
+    p: super::room::PreparedTurn,
+    seat: Option<Side>,
+    arrived: Instant,
+) -> Vec<Message> {
+    let before = room.clocks.clone();
+    let vote_before = room.teams.as_ref().and_then(|t| t.vote.clone());
+    room.commit_turn(&p);
+    let end = room.game.outcome();
+    let op =
+        Op::Turn { id: room.id.clone(), ply: p.ply, token: p.token.to_string(), remaining: p.remaining, at: p.at, end };
+    // Stored before anyone is told; on failure the turn is taken back.
+    if let Err(e) = s.inner.store.write(op).await {
+        room.game.undo();
+        room.clocks = before;
+        if let Some(t) = room.teams.as_mut() {
+            t.vote = vote_before;
+        }
+        if let StoreError::PlyTaken { .. } | StoreError::Closed(_) = e {
+            // Another node stored this ply (or ended the game) first: the
+            // store decides. The client gets the winner's turn, as a
+            // resynchronisation, and may play on from there.
+            super::bus::reload(s, h, room).await;
+            let now = now_ms();
+            let mut out = vec![error_msg(
+                ErrorCode::Stale,
+                &format!("turn {} was played first by another connection", p.ply),
+                Some(room.ply()),
+            )];
+            if let Some((i, token)) = room.game.moves().iter().enumerate().nth(p.ply as usize) {
+                let side = room.game.positions()[i].side_to_move();
+                out.push(text_msg(&RoomMsg::Turn {
+                    ply: p.ply,
+                    token: token.to_string(),
+                    side: side_json(side),
+                    position: room
+                        .game
+                        .positions()
+                        .get(i + 1)
+                        .map_or_else(|| room.game.position().to_string(), |pos| pos.to_string()),
+                    clock: clock_json(room, now),
+                    outcome: outcome_json(room.game.outcome()),
+                }));
+            }
+            out.push(text_msg(&h.state(room, seat, now, false)));
+            return out;
+        }
+        tracing::error!(room = %room.id, error = %e, "turn not stored");
+        return vec![error_msg(ErrorCode::Storage, "the turn could not be stored; try again", Some(p.ply))];
+    }
+    let v = RoomMsg::Turn {
+        ply: p.ply,
+        token: p.token.to_string(),
+        side: side_json(p.side),
+        position: room.game.position().to_string(),
+        clock: clock_json(room, now_ms()),
+        outcome: outcome_json(end),
+    };
+    h.send(&v);
+    s.publish_turn(&h.id, &p, &v);
+    crate::metrics::turn_done(arrived);
+    if end.is_some() {
+        finished(s, h);
+    }
+    h.clock_changed.notify_one();
+    Vec::new()
 }
 
 /// A rematch offered, or accepted by the other side: the new room (colours swapped, same

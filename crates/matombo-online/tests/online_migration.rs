@@ -55,10 +55,12 @@ async fn a_database_of_the_previous_release_keeps_its_games() {
     assert_eq!(st, 410, "{closed}");
     assert_eq!(closed["error"], "closed");
 
-    // Brought up to the current schema: players and ratings are there.
+    // Brought up to the current schema: players, ratings and teams are there.
     let c = rusqlite::Connection::open(&db).unwrap();
     let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(v, 2);
+    assert_eq!(v, 3);
+    let n: i64 = c.query_row("SELECT COUNT(*) FROM team_members", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 0);
     let n: i64 = c.query_row("SELECT COUNT(*) FROM players", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
     let rated: i64 = c.query_row("SELECT COUNT(*) FROM rooms WHERE rated", [], |r| r.get(0)).unwrap();

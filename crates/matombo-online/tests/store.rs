@@ -142,6 +142,102 @@ async fn turns_ends_and_refusals_are_typed_on_every_backend() {
     }
 }
 
+fn join(id: &str, side: Side, member: &str, captain: bool) -> Op {
+    Op::Join {
+        id: id.into(),
+        side,
+        member: member.into(),
+        token: format!("{member}-token"),
+        name: format!("{member}-name"),
+        captain,
+        at: 2_000,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_members_captaincy_votes_and_marks_are_stored_on_every_backend() {
+    use matombo_online::team::{TeamMode, MAX_MEMBERS};
+    for (kind, db) in backends("teams").await {
+        let s = store::open(&db).await.unwrap();
+        // A plain room has no teams.
+        s.write(create("p1", "nsolo:8")).await.unwrap();
+        assert!(s.load_room("p1".into(), 3_000).await.unwrap().unwrap().teams.is_none(), "{kind}");
+        let teams =
+            Op::Teams { id: "t1".into(), mode: TeamMode::Vote, vote_ms: 5_000, invites: ["si".into(), "ni".into()] };
+        s.write(Op::Many(vec![create("t1", "nsolo:8"), teams, join("t1", Side::South, "ma", true)])).await.unwrap();
+        s.write(join("t1", Side::North, "mb", true)).await.unwrap();
+        s.write(join("t1", Side::South, "mc", false)).await.unwrap();
+        s.write(join("t1", Side::South, "md", false)).await.unwrap();
+        s.write(Op::Captain { id: "t1".into(), side: Side::South, member: "mc".into() }).await.unwrap();
+        s.write(Op::Remove { id: "t1".into(), member: "md".into() }).await.unwrap();
+        let t = first_turn("nsolo:8");
+        let vote = |member: &str| Op::Vote {
+            id: "t1".into(),
+            ply: 0,
+            member: member.into(),
+            token: t.clone(),
+            closes_at: 9_000,
+        };
+        s.write(vote("mc")).await.unwrap();
+        s.write(vote("ma")).await.unwrap();
+        // A new vote replaces the old one, and goes last.
+        s.write(vote("mc")).await.unwrap();
+        s.write(Op::Marks { id: "t1".into(), member: "ma".into(), holes: vec!["B2".into(), "a5".into()] })
+            .await
+            .unwrap();
+        s.write(Op::Marks { id: "t1".into(), member: "mc".into(), holes: vec!["B1".into()] }).await.unwrap();
+        s.write(Op::Marks { id: "t1".into(), member: "mc".into(), holes: vec![] }).await.unwrap();
+
+        let room = s.load_room("t1".into(), 3_000).await.unwrap().unwrap();
+        let teams = room.teams.expect("a team game");
+        assert_eq!(
+            (teams.mode, teams.vote_ms, teams.invites.clone()),
+            (TeamMode::Vote, 5_000, ["si".into(), "ni".into()])
+        );
+        let roster: Vec<(&str, Side, bool, bool)> =
+            teams.members.iter().map(|m| (m.id.as_str(), m.side, m.captain, m.removed)).collect();
+        assert_eq!(
+            roster,
+            [
+                ("ma", Side::South, false, false),
+                ("mb", Side::North, true, false),
+                ("mc", Side::South, true, false),
+                ("md", Side::South, false, true),
+            ],
+            "{kind}"
+        );
+        assert_eq!(teams.members[2].token, "mc-token");
+        assert!(room.seats[1].claimed && room.seats[1].name == "mb-name", "{kind}: the first North member's seat");
+        let v = teams.vote.expect("the vote in progress");
+        assert_eq!((v.ply, v.closes_at), (0, 9_000), "{kind}");
+        assert_eq!(v.votes, [("ma".to_string(), t.clone()), ("mc".to_string(), t.clone())], "{kind}");
+        assert_eq!(teams.marks.len(), 1, "{kind}");
+        assert_eq!(teams.marks["ma"], ["B2", "a5"]);
+        // The leader finds the votes past their time.
+        assert!(s.due_votes(8_999).await.unwrap().is_empty(), "{kind}");
+        assert_eq!(s.due_votes(9_000).await.unwrap(), ["t1"], "{kind}");
+
+        // The turn ends the vote.
+        s.write(Op::Turn { id: "t1".into(), ply: 0, token: t.clone(), remaining: None, at: 4_000, end: None })
+            .await
+            .unwrap();
+        let room = s.load_room("t1".into(), 5_000).await.unwrap().unwrap();
+        assert!(room.teams.unwrap().vote.is_none(), "{kind}");
+        assert!(s.due_votes(10_000).await.unwrap().is_empty(), "{kind}");
+
+        // At most MAX_MEMBERS active members a side, however the joins come.
+        for i in 0..MAX_MEMBERS - 1 {
+            s.write(join("t1", Side::North, &format!("n{i}"), false)).await.unwrap();
+        }
+        match s.write(join("t1", Side::North, "late", false)).await {
+            Err(StoreError::TeamFull(id)) => assert_eq!(id, "t1"),
+            other => panic!("{kind}: {other:?}"),
+        }
+        s.write(Op::Remove { id: "t1".into(), member: "n3".into() }).await.unwrap();
+        s.write(join("t1", Side::North, "late", false)).await.unwrap();
+    }
+}
+
 /// A rated game between `a` and `b` in room `id`, created, bound, and two turns played
 /// by each side (a rated game counts from then on).
 async fn rated_game(s: &Arc<dyn GameStore>, id: &str, a: &str, b: &str) {

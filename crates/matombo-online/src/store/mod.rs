@@ -18,6 +18,7 @@ use matombo_core::{Game, Outcome, Position, Ruleset, Side, Termination, Token};
 
 use crate::rating::Rating;
 use crate::room::{Clocks, Room, Seat, TimeControl};
+use crate::team::{Member, TeamMode, Teams, Vote};
 
 /// Why a store operation failed; nothing was written.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +54,9 @@ pub enum StoreError {
     /// The database cannot be opened, reached or written (the message says why).
     #[error("storage: {0}")]
     Backend(String),
+    /// A join refused: the side has its most members (another node was first).
+    #[error("room {0}: the side has its most members")]
+    TeamFull(String),
 }
 
 impl StoreError {
@@ -216,6 +220,73 @@ pub enum Op {
         /// Unix ms.
         now: u64,
     },
+    /// A team game's teams (in the same write as its [`Op::Create`], through [`Op::Many`]).
+    Teams {
+        /// Room id.
+        id: String,
+        /// Who moves.
+        mode: TeamMode,
+        /// A vote's length.
+        vote_ms: u64,
+        /// Each side's invitation, by `Side::index`.
+        invites: [String; 2],
+    },
+    /// A member joins a side; the side's seat, if free, is taken in his name. Refused
+    /// ([`StoreError::TeamFull`]) when the side has [`crate::team::MAX_MEMBERS`] members.
+    Join {
+        /// Room id.
+        id: String,
+        /// His side.
+        side: Side,
+        /// His public id.
+        member: String,
+        /// His secret token.
+        token: String,
+        /// His name.
+        name: String,
+        /// Whether he is the captain (the creator).
+        captain: bool,
+        /// Unix ms.
+        at: u64,
+    },
+    /// The captaincy of `side` passes to `member`.
+    Captain {
+        /// Room id.
+        id: String,
+        /// The side.
+        side: Side,
+        /// The new captain.
+        member: String,
+    },
+    /// A member removed (with his vote and marks).
+    Remove {
+        /// Room id.
+        id: String,
+        /// The member.
+        member: String,
+    },
+    /// A member's vote on ply `ply` (replacing his earlier one), and the vote's closing time.
+    Vote {
+        /// Room id.
+        id: String,
+        /// The ply voted on.
+        ply: u32,
+        /// The member.
+        member: String,
+        /// The canonical turn.
+        token: String,
+        /// When the vote closes (Unix ms).
+        closes_at: u64,
+    },
+    /// A member's marks (empty: cleared).
+    Marks {
+        /// Room id.
+        id: String,
+        /// The member.
+        member: String,
+        /// The holes.
+        holes: Vec<String>,
+    },
     /// Closes every unfinished room created before `unclaimed_before` and not joined, or
     /// without activity since `idle_before`; answers the ids closed.
     Expire {
@@ -256,6 +327,9 @@ pub trait GameStore: Send + Sync + 'static {
     fn binding(&self, room: String) -> StoreFuture<'_, Option<Binding>>;
     /// Why a stored room was closed before its end (`unclaimed`, `abandoned`, `aborted`).
     fn closed(&self, id: String) -> StoreFuture<'_, Option<String>>;
+    /// Team games in play whose vote in progress closes at `now` or before (the leader
+    /// closes them, whichever node held them).
+    fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>>;
     /// Closes the rooms due (the time the server was down counts), then rebuilds every
     /// room still in play from its turns, with its creator's address.
     fn load_unfinished(
@@ -476,10 +550,59 @@ fn rebuild(id: &str, r: RoomRow, turns: Vec<TurnRow>, now: u64) -> Result<Room, 
             running_since: None,
         }),
         created: r.created as u64,
+        teams: None,
     };
     // Time while the server was down is not charged to anyone.
     room.start_clock(now);
     Ok(room)
+}
+
+/// A team game's row: mode, vote length, invitations, the vote in progress (ply, closing).
+struct TeamRow {
+    mode: String,
+    vote_ms: i64,
+    invites: [String; 2],
+    vote: (Option<i64>, Option<i64>),
+}
+
+/// A member's row: id, side, token, name, captain, removed (in the order they joined).
+type MemberRow = (String, String, String, String, bool, bool);
+
+/// A standing vote (member, turn) in the order cast, and a member's marks (member, holes
+/// separated by spaces).
+type PairRow = (String, String);
+
+/// Rebuilds a room's teams from their rows; a vote kept only if it is on the ply to play.
+fn teams_of(
+    id: &str,
+    t: TeamRow,
+    members: Vec<MemberRow>,
+    votes: Vec<PairRow>,
+    marks: Vec<PairRow>,
+    ply: u32,
+) -> Result<Teams, StoreError> {
+    let mode = TeamMode::parse(&t.mode).ok_or_else(|| StoreError::corrupt(id, format!("team mode {:?}", t.mode)))?;
+    let mut teams = Teams::new(mode, t.vote_ms as u64, t.invites);
+    for (mid, side, token, name, captain, removed) in members {
+        let side = match side.as_str() {
+            "south" => Side::South,
+            "north" => Side::North,
+            _ => return Err(StoreError::corrupt(id, format!("member side {side:?}"))),
+        };
+        teams.members.push(Member { id: mid, side, token, name, captain, removed });
+    }
+    if let (Some(vply), Some(closes)) = t.vote {
+        if vply as u32 == ply && !votes.is_empty() {
+            teams.vote = Some(Vote { ply, votes, closes_at: closes as u64 });
+        }
+    }
+    for (m, holes) in marks {
+        let holes: Vec<String> = holes.split_whitespace().map(str::to_string).collect();
+        if !holes.is_empty() {
+            teams.marks.insert(m, holes);
+        }
+    }
+    Ok(teams)
 }
 
 /// The default database file: `<data dir>/matombo/online.sqlite3`.

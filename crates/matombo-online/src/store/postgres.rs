@@ -18,8 +18,8 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{GenericClient, NoTls, Row};
 
 use super::{
-    rated_after, rebuild, result_of, side_name, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
-    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture,
+    rated_after, rebuild, result_of, side_name, teams_of, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
+    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
 };
 use crate::rating::{group_of, Rating};
 use crate::room::Room;
@@ -103,6 +103,42 @@ const MIGRATIONS: &[&str] = &[
        code_hash TEXT PRIMARY KEY,
        player TEXT NOT NULL,
        expires BIGINT NOT NULL
+     );",
+    // 2: team games (issue 42), as SQLite's version 3: their mode and invitations, the
+    // vote in progress, each member, the standing votes and members' marks.
+    "CREATE TABLE teams(
+       room TEXT PRIMARY KEY,
+       mode TEXT NOT NULL,
+       vote_ms BIGINT NOT NULL,
+       south_invite TEXT NOT NULL,
+       north_invite TEXT NOT NULL,
+       vote_ply INTEGER,
+       vote_closes BIGINT
+     );
+     CREATE TABLE team_members(
+       room TEXT NOT NULL,
+       member TEXT NOT NULL,
+       seq INTEGER NOT NULL,
+       side TEXT NOT NULL,
+       token TEXT NOT NULL,
+       name TEXT NOT NULL,
+       captain BOOLEAN NOT NULL,
+       removed BOOLEAN NOT NULL DEFAULT FALSE,
+       joined BIGINT NOT NULL,
+       PRIMARY KEY(room, member)
+     );
+     CREATE TABLE team_votes(
+       room TEXT NOT NULL,
+       member TEXT NOT NULL,
+       seq INTEGER NOT NULL,
+       token TEXT NOT NULL,
+       PRIMARY KEY(room, member)
+     );
+     CREATE TABLE team_marks(
+       room TEXT NOT NULL,
+       member TEXT NOT NULL,
+       holes TEXT NOT NULL,
+       PRIMARY KEY(room, member)
      );",
 ];
 
@@ -474,6 +510,90 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
             if let Some(o) = end {
                 write_outcome(c, id, o, *remaining, *at).await?;
             }
+            // A team's vote ends with the turn it chose (or that was played over it).
+            c.execute("DELETE FROM team_votes WHERE room=$1", &[id]).await?;
+            c.execute("UPDATE teams SET vote_ply=NULL, vote_closes=NULL WHERE room=$1", &[id]).await?;
+        }
+        Op::Teams { id, mode, vote_ms, invites } => {
+            c.execute(
+                "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite) VALUES ($1,$2,$3,$4,$5)",
+                &[id, &mode.as_str(), &(*vote_ms as i64), &invites[0], &invites[1]],
+            )
+            .await?;
+        }
+        Op::Join { id, side, member, token, name, captain, at } => {
+            touch(c, id, *at).await?;
+            // The room's row is locked first, so that two joins of one side count in turn.
+            c.execute("SELECT 1 FROM rooms WHERE id=$1 FOR UPDATE", &[id]).await?;
+            let n = c
+                .execute(
+                    "INSERT INTO team_members(room, member, seq, side, token, name, captain, joined)
+                     SELECT $1, $2, (SELECT COUNT(*) FROM team_members WHERE room=$1)::INTEGER, $3, $4, $5, $6, $7
+                     WHERE (SELECT COUNT(*) FROM team_members WHERE room=$1 AND side=$3 AND NOT removed) < $8",
+                    &[
+                        id,
+                        member,
+                        &side_name(*side),
+                        token,
+                        name,
+                        captain,
+                        &ms(*at),
+                        &(crate::team::MAX_MEMBERS as i64),
+                    ],
+                )
+                .await?;
+            if n == 0 {
+                return Err(StoreError::TeamFull(id.clone()).into());
+            }
+            let sql = match side {
+                matombo_core::Side::South => {
+                    "UPDATE rooms SET south_claimed=TRUE, south_name=$2 WHERE id=$1 AND NOT south_claimed"
+                }
+                matombo_core::Side::North => {
+                    "UPDATE rooms SET north_claimed=TRUE, north_name=$2 WHERE id=$1 AND NOT north_claimed"
+                }
+            };
+            c.execute(sql, &[id, name]).await?;
+        }
+        Op::Captain { id, side, member } => {
+            c.execute(
+                "UPDATE team_members SET captain = (member = $2) WHERE room=$1 AND side=$3",
+                &[id, member, &side_name(*side)],
+            )
+            .await?;
+        }
+        Op::Remove { id, member } => {
+            c.execute("UPDATE team_members SET removed=TRUE, captain=FALSE WHERE room=$1 AND member=$2", &[id, member])
+                .await?;
+            c.execute("DELETE FROM team_votes WHERE room=$1 AND member=$2", &[id, member]).await?;
+            c.execute("DELETE FROM team_marks WHERE room=$1 AND member=$2", &[id, member]).await?;
+        }
+        Op::Vote { id, ply, member, token, closes_at } => {
+            c.execute("SELECT 1 FROM teams WHERE room=$1 FOR UPDATE", &[id]).await?;
+            c.execute("DELETE FROM team_votes WHERE room=$1 AND member=$2", &[id, member]).await?;
+            c.execute(
+                "INSERT INTO team_votes(room, member, seq, token)
+                 VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM team_votes WHERE room=$1), $3)",
+                &[id, member, token],
+            )
+            .await?;
+            c.execute(
+                "UPDATE teams SET vote_ply=$2, vote_closes=$3 WHERE room=$1",
+                &[id, &(*ply as i32), &ms(*closes_at)],
+            )
+            .await?;
+        }
+        Op::Marks { id, member, holes } => {
+            if holes.is_empty() {
+                c.execute("DELETE FROM team_marks WHERE room=$1 AND member=$2", &[id, member]).await?;
+            } else {
+                c.execute(
+                    "INSERT INTO team_marks(room, member, holes) VALUES ($1,$2,$3)
+                     ON CONFLICT(room, member) DO UPDATE SET holes=excluded.holes",
+                    &[id, member, &holes.join(" ")],
+                )
+                .await?;
+            }
         }
         Op::End { id, outcome, remaining, at } => {
             touch(c, id, *at).await?;
@@ -566,7 +686,48 @@ async fn load(c: &impl GenericClient, id: &str, now: u64) -> Result<Option<Room>
         .iter()
         .map(|r| (r.get::<_, i32>(0) as u32, r.get(1), r.get(2), r.get(3)))
         .collect();
-    Ok(Some(rebuild(id, room_row(&row), turns, now)?))
+    let mut room = rebuild(id, room_row(&row), turns, now)?;
+    room.teams = load_teams(c, id, room.ply()).await?;
+    Ok(Some(room))
+}
+
+/// A room's teams, if it is a team game.
+async fn load_teams(c: &impl GenericClient, id: &str, ply: u32) -> Result<Option<crate::team::Teams>, Fail> {
+    let t = c
+        .query_opt(
+            "SELECT mode, vote_ms, south_invite, north_invite, vote_ply, vote_closes FROM teams WHERE room=$1",
+            &[&id],
+        )
+        .await?;
+    let Some(t) = t else { return Ok(None) };
+    let t = TeamRow {
+        mode: t.get(0),
+        vote_ms: t.get(1),
+        invites: [t.get(2), t.get(3)],
+        vote: (t.get::<_, Option<i32>>(4).map(i64::from), t.get(5)),
+    };
+    let members = c
+        .query(
+            "SELECT member, side, token, name, captain, removed FROM team_members WHERE room=$1 ORDER BY seq",
+            &[&id],
+        )
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
+        .collect();
+    let votes = c
+        .query("SELECT member, token FROM team_votes WHERE room=$1 ORDER BY seq", &[&id])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let marks = c
+        .query("SELECT member, holes FROM team_marks WHERE room=$1 ORDER BY member", &[&id])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    Ok(Some(teams_of(id, t, members, votes, marks, ply)?))
 }
 
 impl GameStore for PgStore {
@@ -726,6 +887,21 @@ impl GameStore for PgStore {
                 .await
                 .map_err(backend)?;
             Ok(r.map(|r| ([r.get(0), r.get(1)], r.get(2), r.get(3))))
+        })
+    }
+
+    fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let c = self.conn().await?;
+            let rows = c
+                .query(
+                    "SELECT t.room FROM teams t JOIN rooms r ON r.id = t.room
+                     WHERE t.vote_closes <= $1 AND r.finished IS NULL AND r.closed IS NULL",
+                    &[&ms(now)],
+                )
+                .await
+                .map_err(backend)?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
         })
     }
 

@@ -14,8 +14,8 @@ use matombo_core::{Outcome, Ruleset, Side, Termination};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{
-    rated_after, rebuild, result_of, side_name, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
-    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture,
+    rated_after, rebuild, result_of, side_name, teams_of, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
+    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
 };
 use crate::rating::Rating;
 use crate::room::Room;
@@ -131,6 +131,42 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE rooms ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;
      CREATE INDEX rooms_south_player ON rooms(south_player, finished);
      CREATE INDEX rooms_north_player ON rooms(north_player, finished);",
+    // 3: team games (issue 42): their mode and invitations, the vote in progress, each
+    // member (his own token, captaincy, removal), the standing votes and members' marks.
+    "CREATE TABLE teams(
+       room TEXT PRIMARY KEY,
+       mode TEXT NOT NULL,
+       vote_ms INTEGER NOT NULL,
+       south_invite TEXT NOT NULL,
+       north_invite TEXT NOT NULL,
+       vote_ply INTEGER,
+       vote_closes INTEGER
+     ) WITHOUT ROWID;
+     CREATE TABLE team_members(
+       room TEXT NOT NULL,
+       member TEXT NOT NULL,
+       seq INTEGER NOT NULL,
+       side TEXT NOT NULL,
+       token TEXT NOT NULL,
+       name TEXT NOT NULL,
+       captain INTEGER NOT NULL,
+       removed INTEGER NOT NULL DEFAULT 0,
+       joined INTEGER NOT NULL,
+       PRIMARY KEY(room, member)
+     ) WITHOUT ROWID;
+     CREATE TABLE team_votes(
+       room TEXT NOT NULL,
+       member TEXT NOT NULL,
+       seq INTEGER NOT NULL,
+       token TEXT NOT NULL,
+       PRIMARY KEY(room, member)
+     ) WITHOUT ROWID;
+     CREATE TABLE team_marks(
+       room TEXT NOT NULL,
+       member TEXT NOT NULL,
+       holes TEXT NOT NULL,
+       PRIMARY KEY(room, member)
+     ) WITHOUT ROWID;",
 ];
 
 /// The schema version (`PRAGMA user_version`) of a store this build writes.
@@ -318,6 +354,83 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
             })?;
             if let Some(o) = end {
                 write_outcome(c, id, o, *remaining, *at).map_err(e)?;
+            }
+            // A team's vote ends with the turn it chose (or that was played over it).
+            c.execute("DELETE FROM team_votes WHERE room=?1", [id]).map_err(e)?;
+            c.execute("UPDATE teams SET vote_ply=NULL, vote_closes=NULL WHERE room=?1", [id]).map_err(e)?;
+        }
+        Op::Teams { id, mode, vote_ms, invites } => {
+            c.execute(
+                "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite) VALUES (?1,?2,?3,?4,?5)",
+                params![id, mode.as_str(), *vote_ms as i64, invites[0], invites[1]],
+            )
+            .map_err(e)?;
+        }
+        Op::Join { id, side, member, token, name, captain, at } => {
+            touch(c, id, *at)?;
+            let n = c
+                .execute(
+                    "INSERT INTO team_members(room, member, seq, side, token, name, captain, joined)
+                     SELECT ?1, ?2, (SELECT COUNT(*) FROM team_members WHERE room=?1), ?3, ?4, ?5, ?6, ?7
+                     WHERE (SELECT COUNT(*) FROM team_members WHERE room=?1 AND side=?3 AND removed=0) < ?8",
+                    params![
+                        id,
+                        member,
+                        side_name(*side),
+                        token,
+                        name,
+                        captain,
+                        *at as i64,
+                        crate::team::MAX_MEMBERS as i64
+                    ],
+                )
+                .map_err(e)?;
+            if n == 0 {
+                return Err(StoreError::TeamFull(id.clone()));
+            }
+            let sql = match side {
+                Side::South => "UPDATE rooms SET south_claimed=1, south_name=?2 WHERE id=?1 AND south_claimed=0",
+                Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1 AND north_claimed=0",
+            };
+            c.execute(sql, params![id, name]).map_err(e)?;
+        }
+        Op::Captain { id, side, member } => {
+            c.execute(
+                "UPDATE team_members SET captain = (member = ?2) WHERE room=?1 AND side=?3",
+                params![id, member, side_name(*side)],
+            )
+            .map_err(e)?;
+        }
+        Op::Remove { id, member } => {
+            c.execute("UPDATE team_members SET removed=1, captain=0 WHERE room=?1 AND member=?2", params![id, member])
+                .map_err(e)?;
+            c.execute("DELETE FROM team_votes WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+            c.execute("DELETE FROM team_marks WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+        }
+        Op::Vote { id, ply, member, token, closes_at } => {
+            c.execute("DELETE FROM team_votes WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+            c.execute(
+                "INSERT INTO team_votes(room, member, seq, token)
+                 VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM team_votes WHERE room=?1), ?3)",
+                params![id, member, token],
+            )
+            .map_err(e)?;
+            c.execute(
+                "UPDATE teams SET vote_ply=?2, vote_closes=?3 WHERE room=?1",
+                params![id, ply, *closes_at as i64],
+            )
+            .map_err(e)?;
+        }
+        Op::Marks { id, member, holes } => {
+            if holes.is_empty() {
+                c.execute("DELETE FROM team_marks WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+            } else {
+                c.execute(
+                    "INSERT INTO team_marks(room, member, holes) VALUES (?1,?2,?3)
+                     ON CONFLICT(room, member) DO UPDATE SET holes=excluded.holes",
+                    params![id, member, holes.join(" ")],
+                )
+                .map_err(e)?;
             }
         }
         Op::End { id, outcome, remaining, at } => {
@@ -620,6 +733,19 @@ impl SqliteStore {
         .optional()?)
     }
 
+    /// Team games in play whose vote closes at `now` or before (blocking).
+    pub fn due_votes(&self, now: u64) -> Result<Vec<String>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let ids = c
+            .prepare_cached(
+                "SELECT t.room FROM teams t JOIN rooms r ON r.id = t.room
+                 WHERE t.vote_closes <= ?1 AND r.finished IS NULL AND r.closed IS NULL",
+            )?
+            .query_map([now as i64], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     /// Why a stored room was closed before its end (`unclaimed` or `abandoned`), if it was.
     pub fn closed(&self, id: &str) -> Result<Option<String>, StoreError> {
         let c = self.read.lock().expect("store lock");
@@ -718,7 +844,43 @@ fn load(c: &Connection, id: &str, now: u64) -> Result<Option<Room>, StoreError> 
         c.prepare_cached("SELECT ply, token, south_ms, north_ms FROM turns WHERE room=?1 ORDER BY ply")?;
     let turns =
         st_turns.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
-    Ok(Some(rebuild(id, row, turns, now)?))
+    let mut room = rebuild(id, row, turns, now)?;
+    room.teams = load_teams(c, id, room.ply())?;
+    Ok(Some(room))
+}
+
+/// A room's teams, if it is a team game.
+fn load_teams(c: &Connection, id: &str, ply: u32) -> Result<Option<crate::team::Teams>, StoreError> {
+    let t = c
+        .query_row(
+            "SELECT mode, vote_ms, south_invite, north_invite, vote_ply, vote_closes FROM teams WHERE room=?1",
+            [id],
+            |r| {
+                Ok(TeamRow {
+                    mode: r.get(0)?,
+                    vote_ms: r.get(1)?,
+                    invites: [r.get(2)?, r.get(3)?],
+                    vote: (r.get(4)?, r.get(5)?),
+                })
+            },
+        )
+        .optional()?;
+    let Some(t) = t else { return Ok(None) };
+    let members = c
+        .prepare_cached(
+            "SELECT member, side, token, name, captain, removed FROM team_members WHERE room=?1 ORDER BY seq",
+        )?
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+        .collect::<Result<_, _>>()?;
+    let votes = c
+        .prepare_cached("SELECT member, token FROM team_votes WHERE room=?1 ORDER BY seq")?
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let marks = c
+        .prepare_cached("SELECT member, holes FROM team_marks WHERE room=?1 ORDER BY member")?
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(Some(teams_of(id, t, members, votes, marks, ply)?))
 }
 
 /// Runs blocking reads of `s` off the async threads.
@@ -788,6 +950,10 @@ impl GameStore for SqliteStore {
 
     fn closed(&self, id: String) -> StoreFuture<'_, Option<String>> {
         read(self, move |s| s.closed(&id))
+    }
+
+    fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>> {
+        read(self, move |s| s.due_votes(now))
     }
 
     fn load_unfinished(
