@@ -10,8 +10,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use matombo_api::online::{
-    BySide, ControlJson, GroupJson, HistoryJson, LeaderRow, Leaderboard, Links, Opponent, Page, PlayerPage, PublicSide,
-    PublicState, PublicTeamGame, PublicTeamGames, RatingPoint, RoomMsg, SeatAnswer,
+    BySide, GroupJson, HistoryJson, LeaderRow, Leaderboard, Links, Opponent, Page, PlayerPage, PublicState,
+    RatingPoint, RoomMsg, SeatAnswer,
 };
 use matombo_api::{ErrorCode, SideJson};
 use matombo_core::{Record, Ruleset, Side};
@@ -554,37 +554,6 @@ pub(super) async fn player(
     let player = super::lobby::player_json(&p);
     let page = PlayerPage { player, games: games.iter().map(history_json).collect() };
     Ok(Json(Page { items: page, limit, offset }).into_response())
-}
-
-/// `GET /api/online/teams`: the public team games in play, newest first, from the store
-/// (so every node of a cluster lists the same).
-pub(super) async fn public_teams(State(s): State<OnlineState>) -> Result<Response, ApiError> {
-    let rows = s.inner.store.public_teams(50).await.map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
-    let games = rows
-        .into_iter()
-        .map(|r| {
-            let side = |i: usize| PublicSide {
-                members: r.members[i],
-                join: (r.members[i] < super::team::MAX_MEMBERS).then(|| Links::join(&r.id, &r.invites[i])),
-            };
-            let clock = match (r.days_per_turn, r.control) {
-                (Some(days_per_turn), _) => Some(ControlJson::Days { days_per_turn }),
-                (None, c) => c.map(ControlJson::Clock),
-            };
-            PublicTeamGame {
-                south: side(0),
-                north: side(1),
-                vote_ms: (r.mode == TeamMode::Vote.as_str()).then_some(r.vote_ms),
-                id: r.id,
-                ruleset: r.ruleset,
-                mode: r.mode,
-                clock,
-                created_ms: r.created,
-                creator: r.creator,
-            }
-        })
-        .collect();
-    Ok(Json(PublicTeamGames { games }).into_response())
 }
 
 /// The archive's list of games.

@@ -38,6 +38,7 @@ pub mod room;
 mod server;
 pub mod store;
 pub mod team;
+mod teamlist;
 mod teamws;
 mod views;
 mod ws;

@@ -18,11 +18,10 @@
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
 
-use crate::http::{
-    archive, claim_seat, create_room, get_record, get_room, groups, join_team, leaderboard, player, public_teams,
-};
+use crate::http::{archive, claim_seat, create_room, get_record, get_room, groups, join_team, leaderboard, player};
 use crate::lobby::{get_challenge, lobby_upgrade};
 use crate::methods::{get_only, post_only};
+use crate::teamlist::public_teams;
 use crate::ws::ws_upgrade;
 use crate::OnlineState;
 
