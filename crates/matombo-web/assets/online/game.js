@@ -192,7 +192,8 @@ function renderTeam(member) {
   $('chat-team').hidden = !member;
   $('team-tools').hidden = !member;
   if (!t) return;
-  $('vote-status').hidden = !member || t.mode !== 'vote' || !!room.outcome;
+  // The vote's line while it is our side's turn (the other side's vote is never seen).
+  $('vote-status').hidden = !member || t.mode !== 'vote' || !!room.outcome || !view || view.to_move !== member.side;
   team.renderVotes(room.moves.length);
   const b = $('btn-mark');
   b.setAttribute('aria-pressed', String(team.marking));
