@@ -170,5 +170,37 @@ test('teams: four people, two a side, vote mode through the board; team chat, ma
   noErrors(...everyone);
 });
 
+test('teams: a public team game with days a turn, listed in the lobby, joined from the list; its deadline shown', async (browser) => {
+  const rudo = await person(browser);
+  await rudo.goto(`${base}/online/?lang=en`);
+  await rudo.selectOption('#create-game', 'nsolo');
+  await rudo.selectOption('#create-size', '8');
+  await rudo.selectOption('select[name=side]', 'south');
+  await rudo.selectOption('#create-days', '3');
+  await rudo.selectOption('#create-teams', 'captain');
+  await rudo.check('#create-public');
+  await rudo.click('#btn-create');
+  await rudo.waitForFunction(() => document.getElementById('room')?.dataset.you === 'south');
+  const id = await rudo.$eval('#room', (r) => r.dataset.room);
+  // Another person finds it in the lobby's list and joins North from there.
+  const tendai = await person(browser);
+  await tendai.goto(`${base}/online/?lang=en`);
+  await tendai.waitForSelector(`#public-teams li[data-id="${id}"] a.join-north`);
+  assert((await tendai.textContent(`#public-teams li[data-id="${id}"]`)).includes('3 days a turn'), 'the clock of days a turn in the list');
+  await tendai.click(`#public-teams li[data-id="${id}"] a.join-north`);
+  await tendai.waitForSelector('#claim:not([hidden])');
+  await tendai.fill('#claim-name', 'Tendai');
+  await tendai.click('#btn-claim');
+  await tendai.waitForFunction(() => document.getElementById('room').dataset.you === 'north');
+  // South to move: its deadline (a date and the time left), North's days a turn.
+  await rudo.waitForFunction(() => /left/.test(document.getElementById('south-clock')?.textContent || ''));
+  assert((await rudo.textContent('#north-clock')).includes('3 days a turn'), 'the waiting side shows its days a turn');
+  // The captain plays (captain mode); "Your games" counts the turn for Tendai.
+  await tendai.goto(`${base}/online/?lang=en`);
+  await tendai.waitForFunction((room) => !!document.querySelector(`#your-games li[data-id="${room}"]`), id);
+  assert(/left/.test(await tendai.textContent(`#your-games li[data-id="${id}"] .time-left`)), 'the deadline in "Your games"');
+  noErrors(rudo, tendai);
+});
+
 const browser = await launchChromium();
 await runTests(tests, browser, process.env.E2E_ONLY || '');
