@@ -89,8 +89,9 @@ export class Rosters {
         if (me && m.member === me.member) li.append(` (${w.you})`);
         // The captain's controls, for the other members of his side.
         if (me && me.captain && me.side === side && m.member !== me.member) {
-          li.append(' ', this.button(w.make_captain, fill(w.make_captain_who, { name: m.name }), { type: 'captain', member: m.member }));
-          li.append(' ', this.button(w.remove_member, fill(w.remove_who, { name: m.name }), { type: 'remove', member: m.member }));
+          // Named for screen readers with the visible words first (WCAG 2.5.3).
+          li.append(' ', this.button(w.make_captain, `${w.make_captain}: ${m.name}`, { type: 'captain', member: m.member }));
+          li.append(' ', this.button(w.remove_member, `${w.remove_member}: ${m.name}`, { type: 'remove', member: m.member }));
         }
         ul.append(li);
       }
