@@ -341,7 +341,7 @@ async fn public_team_games_are_listed_until_they_finish() {
     assert!(!games.iter().any(|g| g["id"] == private["id"]));
 
     // The correspondence team game: no deadline until South has a member; the listed link
-    // joins it, and then South's three days run.
+    // joins it, and then South's two days run.
     let id = newer["id"].as_str().unwrap();
     let s = state(addr, id).await;
     assert_eq!((s["clock"]["days_per_turn"].as_u64(), &s["clock"]["deadline"]), (Some(2), &Value::Null));
