@@ -13,6 +13,21 @@ export const $ = (id) => document.getElementById(id);
  */
 export const fill = (text, values) => String(text).replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
 
+let words = null;
+/**
+ * The page's words (ui.json in its language, written into the page by the server), read
+ * once however many of the page's modules ask.
+ * @returns {Record<string, any>}
+ */
+export function uiWords() {
+  words ??= JSON.parse($('ui-words').textContent);
+  return words;
+}
+
+/** A side's name in the page's language (South is 'South', 'south' or 'S'). */
+export const sideWord = (/** @type {string} */ side) =>
+  side === 'South' || side === 'south' || side === 'S' ? uiWords().south : uiWords().north;
+
 /**
  * Says `text` in the page's message line (`#tool-message`).
  * @param {string} text

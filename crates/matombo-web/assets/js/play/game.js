@@ -2,11 +2,11 @@
 // the computer's turns and hints, undo and redo, moving about the tree of lines, the modes.
 import { noteExact } from '../egtb.js';
 import { randomSeed, request, Searcher } from '../engine.js';
-import { $, fill, message } from '../page.js';
+import { $, fill, message, sideWord } from '../page.js';
 import { sound } from '../sound.js';
 import { pathOf, startHole } from '../turn.js';
 import { analysing, setAnalysing } from './analysis.js';
-import { gameAt, humanToDecide, moverAt, page, pageSide, root, sideWord, stopped, turn, words } from './state.js';
+import { gameAt, humanToDecide, moverAt, page, pageSide, root, stopped, turn, words } from './state.js';
 import { addLine, continuation, lineTree, nodeAt, onMainLine } from './tree.js';
 import { render } from './view.js';
 

@@ -1,9 +1,9 @@
 // The board page's records: the game saved as a record (RULES.md §6.5), a record loaded,
 // and the position copied as text.
 import { request } from '../engine.js';
-import { $, downloadText, message, selectText } from '../page.js';
+import { $, downloadText, message, selectText, sideWord } from '../page.js';
 import { cancelAi, load } from './game.js';
-import { gameAt, page, sideWord, words } from './state.js';
+import { gameAt, page, words } from './state.js';
 import { lineTree } from './tree.js';
 
 export async function download() {

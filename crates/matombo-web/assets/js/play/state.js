@@ -4,10 +4,10 @@
 // marks; opening a link (links.js), loading a record (records.js) and the tab's stored game
 // (play.js) replace the game and its tree. The other modules keep their own state private.
 import { request } from '../engine.js';
-import { $ } from '../page.js';
+import { $, uiWords } from '../page.js';
 import { TurnController } from '../turn.js';
 
-export const words = JSON.parse(document.getElementById('ui-words').textContent);
+export const words = uiWords();
 export const root = $('play');
 export const params = new URLSearchParams(location.search);
 
@@ -49,7 +49,6 @@ export const page = {
 // The turn being built: the engine's answers to each click (turn.js).
 export const turn = new TurnController((body) => request('/api/game', body));
 
-export const sideWord = (side) => (side === 'South' || side === 'south' || side === 'S' ? words.south : words.north);
 // The engine writes sides as the JSON API does, "south" / "north"; this page says "South" / "North".
 export const pageSide = (side) => (side === 'south' ? 'South' : side === 'north' ? 'North' : side);
 

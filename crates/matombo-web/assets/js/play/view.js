@@ -1,13 +1,13 @@
 // The board page's view: the board, the side bars, the decision bar, the result banner and
 // the buttons' states, drawn from page.state; the last turn's marks and its replay.
 import { Board } from '../board.js';
-import { $, fill } from '../page.js';
+import { $, fill, sideWord } from '../page.js';
 import { sound } from '../sound.js';
 import { bonusPrompt, portraitWanted, startHole, stoneTotal } from '../turn.js';
 import { updateAnalysis } from './analysis.js';
 import { updateAddress } from './links.js';
 import { renderMoves } from './moves.js';
-import { humanToDecide, page, pageSide, root, save, sideWord, turn, words } from './state.js';
+import { humanToDecide, page, pageSide, root, save, turn, words } from './state.js';
 import { continuation } from './tree.js';
 
 // What the board was drawn for (size, heads, orientation, flip): another draws it anew.
