@@ -18,6 +18,7 @@ fn create(id: &str, game: &Game) -> Op {
         creator: Side::South,
         name: "Rudo".into(),
         control: None,
+        days_per_turn: None,
         created: 1_000,
         creator_addr: None,
     }
