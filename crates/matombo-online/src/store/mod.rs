@@ -6,6 +6,7 @@
 //! of it. A rated game's end and both players' new ratings are one transaction.
 
 pub mod postgres;
+pub mod puzzles;
 pub mod sqlite;
 
 use std::future::Future;
@@ -350,6 +351,11 @@ pub trait GameStore: Send + Sync + 'static {
     fn load_room(&self, id: String, now: u64) -> StoreFuture<'_, Option<Room>>;
     /// Finished games, newest first.
     fn archive(&self, limit: u32, offset: u32) -> StoreFuture<'_, Vec<ArchiveEntry>>;
+    /// An identity's puzzle rating (the start rating if none yet).
+    fn puzzle_rating(&self, player: String) -> StoreFuture<'_, puzzles::PuzzleRating>;
+    /// Rates an attempt in one transaction: the identity's first at the puzzle moves its
+    /// rating, a later one changes nothing (see [`puzzles`]).
+    fn puzzle_attempt(&self, a: puzzles::PuzzleAttempt) -> StoreFuture<'_, puzzles::AttemptOutcome>;
 }
 
 /// Opens the store `db`: creates the file or connects, and brings the schema up to date.

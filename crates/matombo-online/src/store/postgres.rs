@@ -24,6 +24,8 @@ use super::{
 use crate::rating::{group_of, Rating};
 use crate::room::Room;
 
+mod puzzles;
+
 /// The schema, one step per version; `schema_version` holds the steps applied.
 const MIGRATIONS: &[&str] = &[
     // 1: the schema of SQLite's version 2 (rooms, turns, players, ratings, rating changes,
@@ -145,6 +147,29 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE rooms ADD COLUMN deadline BIGINT;
      CREATE INDEX rooms_deadline ON rooms(deadline) WHERE deadline IS NOT NULL;
      ALTER TABLE teams ADD COLUMN listed BOOLEAN NOT NULL DEFAULT FALSE;",
+    // Puzzle ratings of identities (issue 36), as SQLite's.
+    "CREATE TABLE puzzle_ratings(
+       player TEXT PRIMARY KEY,
+       rating DOUBLE PRECISION NOT NULL,
+       rd DOUBLE PRECISION NOT NULL,
+       vol DOUBLE PRECISION NOT NULL,
+       attempts INTEGER NOT NULL,
+       solved INTEGER NOT NULL,
+       last_attempt BIGINT
+     );
+     CREATE TABLE puzzle_attempts(
+       player TEXT NOT NULL,
+       puzzle TEXT NOT NULL,
+       solved BOOLEAN NOT NULL,
+       at BIGINT NOT NULL,
+       before_rating DOUBLE PRECISION NOT NULL,
+       before_rd DOUBLE PRECISION NOT NULL,
+       before_vol DOUBLE PRECISION NOT NULL,
+       after_rating DOUBLE PRECISION NOT NULL,
+       after_rd DOUBLE PRECISION NOT NULL,
+       after_vol DOUBLE PRECISION NOT NULL,
+       PRIMARY KEY(player, puzzle)
+     );",
 ];
 
 /// The schema version this program writes.
@@ -1047,5 +1072,13 @@ impl GameStore for PgStore {
                 })
                 .collect())
         })
+    }
+
+    fn puzzle_rating(&self, player: String) -> StoreFuture<'_, super::puzzles::PuzzleRating> {
+        Box::pin(async move { self.puzzle_rating_of(&player).await })
+    }
+
+    fn puzzle_attempt(&self, a: super::puzzles::PuzzleAttempt) -> StoreFuture<'_, super::puzzles::AttemptOutcome> {
+        Box::pin(async move { self.rate_attempt(&a).await })
     }
 }

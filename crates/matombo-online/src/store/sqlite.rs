@@ -20,6 +20,8 @@ use super::{
 use crate::rating::Rating;
 use crate::room::Room;
 
+mod puzzles;
+
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         StoreError::Backend(e.to_string())
@@ -173,6 +175,30 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE rooms ADD COLUMN deadline INTEGER;
      CREATE INDEX rooms_deadline ON rooms(deadline) WHERE deadline IS NOT NULL;
      ALTER TABLE teams ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;",
+    // Puzzle ratings of identities (issue 36): the rating now, and each identity's one
+    // counted attempt per puzzle with the rating before and after it.
+    "CREATE TABLE puzzle_ratings(
+       player TEXT PRIMARY KEY,
+       rating REAL NOT NULL,
+       rd REAL NOT NULL,
+       vol REAL NOT NULL,
+       attempts INTEGER NOT NULL,
+       solved INTEGER NOT NULL,
+       last_attempt INTEGER
+     ) WITHOUT ROWID;
+     CREATE TABLE puzzle_attempts(
+       player TEXT NOT NULL,
+       puzzle TEXT NOT NULL,
+       solved INTEGER NOT NULL,
+       at INTEGER NOT NULL,
+       before_rating REAL NOT NULL,
+       before_rd REAL NOT NULL,
+       before_vol REAL NOT NULL,
+       after_rating REAL NOT NULL,
+       after_rd REAL NOT NULL,
+       after_vol REAL NOT NULL,
+       PRIMARY KEY(player, puzzle)
+     ) WITHOUT ROWID;",
 ];
 
 /// The schema version (`PRAGMA user_version`) of a store this build writes.
@@ -1033,5 +1059,13 @@ impl GameStore for SqliteStore {
 
     fn archive(&self, limit: u32, offset: u32) -> StoreFuture<'_, Vec<ArchiveEntry>> {
         read(self, move |s| s.archive(limit, offset))
+    }
+
+    fn puzzle_rating(&self, player: String) -> StoreFuture<'_, super::puzzles::PuzzleRating> {
+        read(self, move |s| s.puzzle_rating(&player))
+    }
+
+    fn puzzle_attempt(&self, a: super::puzzles::PuzzleAttempt) -> StoreFuture<'_, super::puzzles::AttemptOutcome> {
+        read(self, move |s| s.puzzle_attempt(&a))
     }
 }
