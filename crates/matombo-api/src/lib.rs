@@ -29,6 +29,7 @@ mod error;
 mod game;
 mod notation;
 pub mod online;
+pub mod puzzles;
 mod records;
 pub mod review;
 mod state;

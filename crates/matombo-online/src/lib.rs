@@ -32,6 +32,7 @@ pub mod metrics;
 pub mod names;
 pub mod protocol;
 mod pump;
+pub mod puzzles;
 mod quota;
 pub mod rating;
 pub mod room;

@@ -96,7 +96,9 @@ pub fn app_observed(online: online::OnlineState, egtb: egtb::Egtb) -> (Router, a
     let routes = site_routes(pool.clone(), api::CpuBudget::new(threads))
         .route("/readyz", get(shutdown::readyz).with_state(online.clone()));
     let pages = online::PAGE_PATHS.iter().fold(Router::new(), |r, path| r.route(path, get(pages::online_page)));
-    (headers::harden(metrics::count_requests(routes.merge(pages).merge(online::routes(online)))), pool)
+    // Identities' puzzle ratings, rated against the shipped puzzles.
+    let puzzles = online::puzzles::routes(online.clone(), online::puzzles::PuzzleSet::from_jsonl(puzzles::jsonl()));
+    (headers::harden(metrics::count_requests(routes.merge(pages).merge(puzzles).merge(online::routes(online)))), pool)
 }
 
 /// Binds the listener; the address actually bound is returned (useful with port 0).

@@ -9,7 +9,7 @@ use crate::rating::{update, Rating};
 pub const PUZZLE_RD: f64 = 200.0;
 
 /// An identity's puzzle rating as stored.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PuzzleRating {
     /// Glicko-2 rating, deviation and volatility.
     pub rating: Rating,
@@ -19,12 +19,6 @@ pub struct PuzzleRating {
     pub solved: u32,
     /// The last counted attempt (Unix ms).
     pub last_attempt: Option<u64>,
-}
-
-impl Default for PuzzleRating {
-    fn default() -> Self {
-        PuzzleRating { rating: Rating::default(), attempts: 0, solved: 0, last_attempt: None }
-    }
 }
 
 /// An attempt to rate.
