@@ -104,4 +104,29 @@
  * @typedef {{ ply: number, move: string, member: string, name: string }} Proposal
  */
 
+/**
+ * An online identity's puzzle rating (`GET /api/online/puzzles/rating`; matombo-api
+ * puzzles.rs).
+ * @typedef {object} PuzzleRating
+ * @property {number} rating
+ * @property {number} rd
+ * @property {number} volatility
+ * @property {number} attempts puzzles attempted, each counted once
+ * @property {number} solved
+ * @property {number | null} last_attempt Unix ms
+ * @property {boolean} provisional
+ */
+
+/**
+ * The server's answer to `POST /api/online/puzzles/{id}/attempt` `{"solved": bool}`.
+ * @typedef {object} AttemptAnswer
+ * @property {string} puzzle
+ * @property {boolean} counted false: an earlier attempt at this puzzle counted
+ * @property {boolean} solved the counted attempt's result
+ * @property {number} puzzle_rating
+ * @property {number} before the rating before the counted attempt
+ * @property {number} after the rating after it
+ * @property {PuzzleRating} rating the rating now
+ */
+
 export {};

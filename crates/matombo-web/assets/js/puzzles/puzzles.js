@@ -3,13 +3,16 @@
 // page plays the defence from the proved solution. A turn is judged as soon as it leaves
 // the solution (another start hole, another head choice) or ends: right when it is the
 // solution's token. Ratings (Glicko-2, glicko.js) of the player and of each puzzle, the
-// puzzles done and the streak are kept in this browser (localStorage). Nothing here
+// puzzles done and the streak are kept in this browser (localStorage); when the browser
+// holds an online identity (the lobby's secret), the player's rating is the server's, which
+// rates each attempt (online.js). Nothing here
 // decides a rule: the holes offered, the head choices and the bonus picks are the engine's.
 import { Board } from '../board.js';
 import { request } from '../engine.js';
 import { $, fill } from '../page.js';
 import { bonusPrompt, startHole, TurnController } from '../turn.js';
 import * as glicko from './glicko.js';
+import { fetchRating, onlineSecret, postAttempt } from './online.js';
 
 const words = JSON.parse($('ui-words').textContent);
 const data = JSON.parse($('puzzles-data').textContent);
@@ -37,6 +40,13 @@ function save() {
   }
 }
 
+const secret = onlineSecret();
+/** The online identity's rating, from the server; null: this browser's rating is shown. */
+let online = secret ? await fetchRating(secret) : null;
+root.dataset.ratingSource = online ? 'server' : 'local';
+/** The player's rating now, the server's or this browser's. */
+const playerRating = () => (online ? online.rating : store.player.r);
+
 const ratingOf = (p) => store.ratings[p.id] || { ...glicko.fresh(p.rating), rd: 200 };
 
 let board = null;
@@ -63,7 +73,7 @@ function pickNext() {
   const theme = $('theme').value;
   let pool = all.filter((p) => !(p.id in store.done) && (!theme || p.themes.includes(theme)) && p.id !== puzzle?.id);
   if (!pool.length) pool = all.filter((p) => (!theme || p.themes.includes(theme)) && p.id !== puzzle?.id);
-  const target = $('streak-mode').checked ? 900 + 60 * store.streak : store.player.r;
+  const target = $('streak-mode').checked ? 900 + 60 * store.streak : playerRating();
   pool.sort((a, b) => Math.abs(ratingOf(a).r - target) - Math.abs(ratingOf(b).r - target));
   const near = pool.slice(0, 8);
   return near[Math.floor(Math.random() * near.length)];
@@ -75,7 +85,8 @@ function feedback(text, kind) {
 }
 
 function show() {
-  $('player-rating').textContent = fill(words.your_rating, { r: Math.round(store.player.r) });
+  const mine = online ? words.your_online_rating : words.your_rating;
+  $('player-rating').textContent = fill(mine, { r: Math.round(playerRating()) });
   $('puzzle-rating').textContent = fill(words.puzzle_rating, { r: Math.round(ratingOf(puzzle).r) });
   $('streak').textContent = fill(words.streak_n, { n: store.streak });
 }
@@ -145,13 +156,30 @@ function onTrack(partial, want) {
 
 function rate(score) {
   const pr = ratingOf(puzzle);
-  const player = store.player;
-  store.player = glicko.update(player, pr, score);
+  const player = online ? { r: online.rating, rd: online.rd, vol: online.volatility } : store.player;
+  if (!online) store.player = glicko.update(player, pr, score);
   store.ratings[puzzle.id] = glicko.update(pr, player, 1 - score);
+  if (online) rateOnline(puzzle.id, score === 1);
   store.done[puzzle.id] = score;
   store.streak = score ? store.streak + 1 : 0;
   save();
   show();
+}
+
+/**
+ * Posts the attempt; the server's answer is the rating shown (an earlier attempt at the
+ * same puzzle counted: said so, the rating unchanged).
+ * @param {string} id
+ * @param {boolean} solved
+ */
+async function rateOnline(id, solved) {
+  const a = await postAttempt(secret, id, solved);
+  if (!a) return;
+  online = a.rating;
+  root.dataset.ratingSource = 'server';
+  show();
+  if (!a.counted && puzzle?.id === id) feedback(`${$('feedback').textContent} ${words.attempt_not_counted}`, $('feedback').dataset.kind);
+  root.dataset.rated = id;
 }
 
 async function fail() {
