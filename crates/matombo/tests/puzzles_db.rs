@@ -1,6 +1,7 @@
 //! `matombo puzzles generate --db`: a self-play game that the recipe mines, stored through
 //! the store API as a finished online game in a real SQLite file, gives the same puzzle,
-//! marked with its room; an unreadable stored game is skipped and counted.
+//! marked with its room; an unreadable stored game is skipped and counted. The same on
+//! PostgreSQL when `MATOMBO_TEST_PG` names a server (under CI a missing one fails).
 
 use std::process::Command;
 
@@ -36,8 +37,9 @@ async fn store_game(s: &dyn store::GameStore, id: &str, game: &Game) {
     }
 }
 
-#[test]
-fn finished_online_games_are_mined_like_self_play() {
+/// Mines the finished games of a store `db` (named `arg` on the command line): the same
+/// puzzle as self-play gives, marked with its room; the unreadable game skipped.
+fn mined_like_self_play(db: Db, arg: &str) {
     let config = MineConfig { ruleset: "tsoro:6".parse().unwrap(), seed: 1, nodes: 200_000, tables: None, per_game: 1 };
     let (game, expected) = (0..20)
         .map(|i| puzzles::self_play(&config, i))
@@ -48,12 +50,9 @@ fn finished_online_games_are_mined_like_self_play() {
         })
         .find(|(_, ps)| !ps.is_empty())
         .expect("a puzzle in 20 self-play games");
-    let dir = std::env::temp_dir().join(format!("matombo-puzzles-db-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let file = dir.join("online.sqlite3");
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let s = store::open(&Db::Sqlite(file.clone())).await.unwrap();
+        let s = store::open(&db).await.unwrap();
         store_game(s.as_ref(), "g1", &game).await;
         // A finished game whose turn cannot be read back: skipped, counted.
         s.write(create("bad", &game)).await.unwrap();
@@ -66,7 +65,7 @@ fn finished_online_games_are_mined_like_self_play() {
     let run = || {
         let out = Command::new(env!("CARGO_BIN_EXE_matombo"))
             .args(["puzzles", "generate", "--games", "0", "--rulesets", "tsoro:6", "--nodes", "200000"])
-            .args(["--per-game", "1", "--db", file.to_str().unwrap()])
+            .args(["--per-game", "1", "--db", arg])
             .output()
             .expect("matombo runs");
         let err = String::from_utf8_lossy(&out.stderr).to_string();
@@ -85,5 +84,33 @@ fn finished_online_games_are_mined_like_self_play() {
     let out =
         Command::new(env!("CARGO_BIN_EXE_matombo")).args(["puzzles", "generate", "--games", "0"]).output().unwrap();
     assert!(!out.status.success());
+}
+
+#[test]
+fn finished_online_games_are_mined_like_self_play() {
+    let dir = std::env::temp_dir().join(format!("matombo-puzzles-db-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("online.sqlite3");
+    mined_like_self_play(Db::Sqlite(file.clone()), file.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn finished_games_of_a_postgres_store_are_mined_too() {
+    let base = match std::env::var("MATOMBO_TEST_PG") {
+        Ok(u) if !u.is_empty() => u,
+        _ => {
+            assert!(std::env::var("CI").is_err(), "MATOMBO_TEST_PG is not set: under CI this test needs PostgreSQL");
+            return;
+        }
+    };
+    let name = format!("t_puzzles_db_{}", std::process::id());
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let (client, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.expect("connect");
+        tokio::spawn(conn);
+        client.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
+    });
+    let (prefix, _) = base.rsplit_once('/').expect("a URL with a database");
+    let url = format!("{prefix}/{name}");
+    mined_like_self_play(Db::Postgres(url.clone()), &url);
 }
