@@ -19,14 +19,26 @@ export function assert(cond, msg) {
   if (!cond) throw new Error(`assertion failed: ${msg}`);
 }
 
-/** A request to run.sh's server: `body` makes it a JSON POST. Resolves to { status, body }. */
-export async function api(path, body) {
-  const r = await fetch(base + path, {
+/** A JSON request to `url`: a POST of `body`, or a GET without one. */
+export const request = (url, body) =>
+  fetch(url, {
     method: body ? 'POST' : 'GET',
     headers: { 'content-type': 'application/json' },
     body: body ? JSON.stringify(body) : undefined,
   });
+
+/** A request to run.sh's server (`request`). Resolves to { status, body }. */
+export async function api(path, body) {
+  const r = await request(base + path, body);
   return { status: r.status, body: await r.json().catch(() => null) };
+}
+
+/** A request to a server (run.sh's by default) whose answer must be a success: its JSON body. */
+export async function apiOk(path, body, server = base) {
+  const r = await request(server + path, body);
+  const v = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(v)}`);
+  return v;
 }
 
 /** The binary run.sh built, for tests that start (and stop) servers of their own. */
@@ -58,10 +70,13 @@ export function start(cmd, args, find, options = {}) {
   });
 }
 
-/** A `matombo serve` of the test's own on a free port and a fresh database; its first line is its address. */
-export function ownServer(tag) {
+/**
+ * A `matombo serve` of the test's own on a free port and a fresh database (more
+ * arguments in `args`); its first line is its address. Resolves to { url, stop() }.
+ */
+export function ownServer(tag, args = []) {
   const dir = mkdtempSync(join(tmpdir(), `matombo-${tag}-`));
-  return start(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], (b) =>
+  return start(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite'), ...args], (b) =>
     b.includes('\n') ? b.split('\n')[0].trim() : null,
   );
 }
@@ -69,14 +84,14 @@ export function ownServer(tag) {
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * A page in a fresh browser context (a phone's when `viewport` is PHONE) with the
+ * A page in a fresh browser context (a phone's when `viewport` is narrower than 500) with the
  * animation speed in localStorage; uncaught errors collect in `page.errors`, and with
  * `consoleErrors` console errors too, with `dialogs` any prompt/confirm/alert (the pages
- * never use them), which is dismissed.
+ * never use them), which is dismissed. `scheme`: the colour scheme (the browser's if unset).
  */
-export async function newPage(browser, { viewport, lang = 'en', speed = '4', acceptDownloads = true, consoleErrors = false, dialogs = false }) {
-  const phone = viewport === PHONE;
-  const context = await browser.newContext({ viewport, deviceScaleFactor: phone ? 2 : 1, isMobile: phone, hasTouch: phone, acceptDownloads, locale: lang });
+export async function newPage(browser, { viewport, lang = 'en', speed = '4', scheme, acceptDownloads = true, consoleErrors = false, dialogs = false }) {
+  const phone = viewport.width < 500;
+  const context = await browser.newContext({ viewport, deviceScaleFactor: phone ? 2 : 1, isMobile: phone, hasTouch: phone, acceptDownloads, locale: lang, colorScheme: scheme });
   await context.addInitScript((s) => localStorage.setItem('matombo-speed', s), speed);
   const page = await context.newPage();
   page.errors = [];
@@ -149,6 +164,15 @@ export async function runTests(tests, browser, only = '') {
   await browser.close();
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
+}
+
+/** Ends a turn begun by a click on the board page: Stop at each head, Done at each bonus pick. */
+export async function finishTurn(page) {
+  const phase = () => page.$eval('#play', (p) => p.dataset.phase);
+  for (let ph = await phase(); ph === 'head' || ph === 'bonus'; ph = await phase()) {
+    await page.click(ph === 'head' ? '#btn-stop' : '#btn-done');
+    await idle(page);
+  }
 }
 
 // ---- an online room's page (/online/game/…) --------------------------------------------

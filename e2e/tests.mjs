@@ -2,7 +2,7 @@
 // playwright-core. Usage: node tests.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, assert, base, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
+import { api, assert, base, finishTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.E2E_ONLY || '';
 
@@ -215,11 +215,7 @@ test('head choice, undo and redo, keyboard play (two players)', async (browser) 
   assert(after === engine.position, 'position after B2=');
   await page.locator('#board g.hole.legal').first().click();
   await idle(page);
-  while ((await phase(page)) !== 'start') {
-    if ((await phase(page)) === 'head') await page.click('#btn-stop');
-    else await page.click('#btn-done');
-    await idle(page);
-  }
+  await finishTurn(page);
   assert((await moveCount(page)) === 2, 'two moves');
   await page.click('#btn-undo');
   await idle(page);
@@ -284,11 +280,7 @@ test('save a record, load it back, copy the position, hint', async (browser) => 
   for (let i = 0; i < 3; i++) {
     await page.locator('#board g.hole.legal').last().click();
     await idle(page);
-    while (!['start', 'over'].includes(await phase(page))) {
-      if ((await phase(page)) === 'head') await page.click('#btn-stop');
-      else await page.click('#btn-done');
-      await idle(page);
-    }
+    await finishTurn(page);
   }
   const moves = await page.$$eval('#moves .move', (ms) => ms.map((m) => m.textContent));
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-download')]);
