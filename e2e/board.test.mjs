@@ -4,7 +4,7 @@
 // the themes' contrast. Screenshots of each case go to e2e/out/board-*.png.
 // Usage: node board.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { join } from 'node:path';
-import { apiOk as api, assert, base, finishTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
+import { apiOk as api, assert, base, boardTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.BOARD_ONLY || '';
 
@@ -320,9 +320,7 @@ test('the move list is clickable: any turn, back and forward', async (browser) =
   const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
   await idle(page);
   for (let t = 0; t < 3; t++) {
-    await page.locator('#board g.hole.legal').first().click();
-    await idle(page);
-    await finishTurn(page);
+    await boardTurn(page);
   }
   const all = await moveList(page);
   assert(all.length === 3, `three turns ${all}`);
@@ -411,9 +409,7 @@ for (const [device, viewport] of SIZES) {
     await checkSides(page, 'tsoro:8', names);
     for (let turn = 0; turn < 4 && (await phase(page)) !== 'over'; turn++) {
       const before = await moveCount(page);
-      await page.locator('#board g.hole.legal').first().click();
-      await idle(page);
-      await finishTurn(page);
+      await boardTurn(page);
       // The person's turn, then the computer's.
       await page.waitForFunction((n) => Number(document.getElementById('play').dataset.moves) >= n + 2 || document.getElementById('play').dataset.phase === 'over', before);
       await idle(page);

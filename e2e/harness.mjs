@@ -167,12 +167,20 @@ export async function runTests(tests, browser, only = '') {
 }
 
 /** Ends a turn begun by a click on the board page: Stop at each head, Done at each bonus pick. */
-export async function finishTurn(page) {
+async function finishTurn(page) {
   const phase = () => page.$eval('#play', (p) => p.dataset.phase);
   for (let ph = await phase(); ph === 'head' || ph === 'bonus'; ph = await phase()) {
     await page.click(ph === 'head' ? '#btn-stop' : '#btn-done');
     await idle(page);
   }
+}
+
+/** Plays a whole turn on the board page from its first (or `last`) legal start hole. */
+export async function boardTurn(page, { last = false } = {}) {
+  const legal = page.locator('#board g.hole.legal');
+  await (last ? legal.last() : legal.first()).click();
+  await idle(page);
+  await finishTurn(page);
 }
 
 // ---- an online room's page (/online/game/…) --------------------------------------------

@@ -2,7 +2,7 @@
 // playwright-core. Usage: node tests.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, assert, base, finishTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
+import { api, assert, base, boardTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.E2E_ONLY || '';
 
@@ -213,9 +213,7 @@ test('head choice, undo and redo, keyboard play (two players)', async (browser) 
   const after = await page.$eval('#position-text', (e) => e.textContent);
   const engine = (await api('/api/game', { start: 'tsoro:8', moves: ['B2='] })).body;
   assert(after === engine.position, 'position after B2=');
-  await page.locator('#board g.hole.legal').first().click();
-  await idle(page);
-  await finishTurn(page);
+  await boardTurn(page);
   assert((await moveCount(page)) === 2, 'two moves');
   await page.click('#btn-undo');
   await idle(page);
@@ -278,9 +276,7 @@ test('save a record, load it back, copy the position, hint', async (browser) => 
   const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
   await idle(page);
   for (let i = 0; i < 3; i++) {
-    await page.locator('#board g.hole.legal').last().click();
-    await idle(page);
-    await finishTurn(page);
+    await boardTurn(page, { last: true });
   }
   const moves = await page.$$eval('#moves .move', (ms) => ms.map((m) => m.textContent));
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-download')]);
