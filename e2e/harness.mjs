@@ -72,11 +72,12 @@ export function start(cmd, args, find, options = {}) {
 
 /**
  * A `matombo serve` of the test's own on a free port and a fresh database (more
- * arguments in `args`); its first line is its address. Resolves to { url, stop() }.
+ * arguments in `args`; `binary`, another build); its first line is its address.
+ * Resolves to { url, stop() }.
  */
-export function ownServer(tag, args = []) {
+export function ownServer(tag, args = [], binary = bin) {
   const dir = mkdtempSync(join(tmpdir(), `matombo-${tag}-`));
-  return start(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite'), ...args], (b) =>
+  return start(binary, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite'), ...args], (b) =>
     b.includes('\n') ? b.split('\n')[0].trim() : null,
   );
 }
