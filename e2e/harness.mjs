@@ -1,6 +1,7 @@
 // What the browser test files share: the server's address, the output directory, assert,
-// Chromium, the runner, and the steps of tests on an online room's page. Not a test itself
-// (run.sh runs *.test.mjs and tests.mjs).
+// JSON requests, servers of a test's own, Chromium and its pages, the runner, and the steps
+// of tests on the board page and on an online room's page. Not a test itself (run.sh runs
+// *.test.mjs and tests.mjs).
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
