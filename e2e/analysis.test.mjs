@@ -5,44 +5,19 @@
 // e2e/out/analysis-*.png. Budgets are small (analyse_ms) so that the tests stay quick.
 // Usage: node analysis.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { join } from 'node:path';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+import { apiOk as api, assert, base, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.ANALYSIS_ONLY || '';
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
 const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-
-async function api(path, body) {
-  const r = await fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const v = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(v)}`);
-  return v;
-}
 
 async function open(browser, path, { viewport = DESKTOP } = {}) {
-  const phone = viewport.width < 500;
-  const context = await browser.newContext({ viewport, deviceScaleFactor: phone ? 2 : 1, isMobile: phone, hasTouch: phone, locale: 'en' });
-  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
+  const page = await newPage(browser, { viewport, consoleErrors: true });
   await page.goto(base + path);
   await idle(page);
   return page;
-}
-
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const p = document.getElementById('play');
-    return p && p.dataset.phase && p.dataset.busy === 'false';
-  });
 }
 
 const phase = (page) => page.$eval('#play', (p) => p.dataset.phase);

@@ -6,15 +6,12 @@
 // Without --record it plays the game docs/review.md uses (`matombo match hard hard
 // --ruleset tsoro:21 --games 2 --records …`, the first game), so that the figure sits
 // beside the command line's `time matombo review game.txt`. Prints the time and the counts.
-import { chromium } from 'playwright-core';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { bin, launchChromium, ownServer } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
 const arg = (name) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : null;
@@ -32,20 +29,9 @@ if (!record) {
   record = second > 0 ? text.slice(0, second) : text;
 }
 
-const server = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'db.sqlite')], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const url = await new Promise((resolve) => {
-  let buf = '';
-  server.stdout.on('data', (d) => {
-    buf += d;
-    if (buf.includes('\n')) resolve(buf.split('\n')[0].trim().replace(/\/$/, ''));
-  });
-});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const server = await ownServer('bench-review');
+const url = server.url;
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 await page.goto(`${url}/review`);
 await page.fill('#record-text', record);
@@ -73,4 +59,4 @@ console.log(`full review of a ${ruleset} game of ${turns} turns at ${budget.toLo
 console.log(`South / North: ${summary.join('; ')}`);
 console.log(`Chromium ${browser.version()}`);
 await browser.close();
-server.kill();
+await server.stop();

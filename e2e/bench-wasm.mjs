@@ -6,15 +6,9 @@
 // Both search each ruleset's start position for the same time with the same code and seed
 // (matombo-api's search_speed natively in `matombo bench`, in the worker through the
 // engine's "speed" request). Prints a Markdown table.
-import { chromium } from 'playwright-core';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { bin, launchChromium, ownServer } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
 const arg = process.argv.indexOf('--seconds');
 const seconds = arg > 0 ? Number(process.argv[arg + 1]) : 3;
 const rulesets = ['tsoro:8', 'tsoro:21', 'nsolo:8', 'nsolo:36'];
@@ -25,21 +19,9 @@ for (const r of rulesets) {
   native[r] = rows[0].search_nodes_per_s;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'matombo-bench-'));
-const server = spawn(process.env.SERVE_BIN || bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'db.sqlite')], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const url = await new Promise((resolve) => {
-  let buf = '';
-  server.stdout.on('data', (d) => {
-    buf += d;
-    if (buf.includes('\n')) resolve(buf.split('\n')[0].trim().replace(/\/$/, ''));
-  });
-});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const server = await ownServer('bench', [], process.env.SERVE_BIN || bin);
+const url = server.url;
+const browser = await launchChromium();
 const page = await browser.newPage();
 await page.goto(`${url}/play?game=tsoro&size=8&mode=two`);
 const version = await browser.version();
@@ -64,4 +46,4 @@ for (const r of rulesets) {
 }
 console.log(`\nChromium ${version}, ${seconds} s a measurement, search from the start position, seed 1.`);
 await browser.close();
-server.kill();
+await server.stop();

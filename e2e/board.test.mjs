@@ -4,26 +4,14 @@
 // the themes' contrast. Screenshots of each case go to e2e/out/board-*.png.
 // Usage: node board.test.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { join } from 'node:path';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+import { apiOk as api, assert, base, boardTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.BOARD_ONLY || '';
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
-async function api(path, body) {
-  const r = await fetch(base + path, {
-    method: body ? 'POST' : 'GET',
-    headers: { 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const v = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(v)}`);
-  return v;
-}
-
 const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const SIZES = [
   ['phone', PHONE],
   ['desktop', DESKTOP],
@@ -31,30 +19,9 @@ const SIZES = [
 
 /** A page with fast animations, in a fresh context. */
 async function open(browser, path, { viewport = DESKTOP, speed = '4', lang = 'en', scheme = 'light' } = {}) {
-  const phone = viewport.width < 500;
-  const context = await browser.newContext({
-    viewport,
-    deviceScaleFactor: phone ? 2 : 1,
-    isMobile: phone,
-    hasTouch: phone,
-    locale: lang,
-    colorScheme: scheme,
-  });
-  await context.addInitScript((s) => localStorage.setItem('matombo-speed', s), speed);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.errors = errors;
+  const page = await newPage(browser, { viewport, speed, lang, scheme, consoleErrors: true });
   if (path) await page.goto(base + path);
   return page;
-}
-
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const p = document.getElementById('play');
-    return p && p.dataset.phase && p.dataset.busy === 'false';
-  });
 }
 
 const phase = (page) => page.$eval('#play', (p) => p.dataset.phase);
@@ -353,13 +320,7 @@ test('the move list is clickable: any turn, back and forward', async (browser) =
   const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
   await idle(page);
   for (let t = 0; t < 3; t++) {
-    await page.locator('#board g.hole.legal').first().click();
-    await idle(page);
-    while ((await phase(page)) !== 'start') {
-      if ((await phase(page)) === 'head') await page.click('#btn-stop');
-      else await page.click('#btn-done');
-      await idle(page);
-    }
+    await boardTurn(page);
   }
   const all = await moveList(page);
   assert(all.length === 3, `three turns ${all}`);
@@ -448,13 +409,7 @@ for (const [device, viewport] of SIZES) {
     await checkSides(page, 'tsoro:8', names);
     for (let turn = 0; turn < 4 && (await phase(page)) !== 'over'; turn++) {
       const before = await moveCount(page);
-      await page.locator('#board g.hole.legal').first().click();
-      await idle(page);
-      while ((await phase(page)) === 'head' || (await phase(page)) === 'bonus') {
-        if ((await phase(page)) === 'head') await page.click('#btn-stop');
-        else await page.click('#btn-done');
-        await idle(page);
-      }
+      await boardTurn(page);
       // The person's turn, then the computer's.
       await page.waitForFunction((n) => Number(document.getElementById('play').dataset.moves) >= n + 2 || document.getElementById('play').dataset.phase === 'over', before);
       await idle(page);

@@ -3,14 +3,12 @@
 // stones, under a second) shows the tables' exact result on the analysis board and on the
 // review page, the same as the server's probe; the server run.sh started (no tables) shows
 // none. Usage: node egtb.test.mjs http://127.0.0.1:PORT/   (run.sh does this; $MATOMBO_BIN)
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+import { join } from 'node:path';
+import { apiOk, assert, base, bin, launchChromium, out, ownServer, runTests } from './harness.mjs';
 
-const bin = process.env.MATOMBO_BIN || join(dirname(fileURLToPath(import.meta.url)), '..', 'target', 'release', 'matombo');
 const RULESET = 'tsoro:6,heads=0,bonus=0';
 // Four stones: inside the 4-stone tables.
 const START = `${RULESET} 0*6/0*4,1,1/0*6/0*4,1,1 S`;
@@ -25,37 +23,7 @@ async function serverWithTables() {
   execFileSync(bin, ['egtb', 'build', RULESET, '--stones', '4', '--dir', tables, '--threads', '1'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const child = spawn(
-    bin,
-    ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite'), '--egtb', tables],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.on('exit', (code) => reject(new Error(`the server exited (${code})`)));
-    child.stdout.on('data', (d) => {
-      buf += d;
-      if (buf.includes('\n')) resolve(buf.split('\n')[0].trim().replace(/\/$/, ''));
-    });
-  });
-  return {
-    url,
-    stop() {
-      child.removeAllListeners('exit');
-      child.kill('SIGKILL');
-    },
-  };
-}
-
-async function post(url, path, body) {
-  const r = await fetch(url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const v = await r.json();
-  assert(r.ok, `${path}: ${JSON.stringify(v)}`);
-  return v;
+  return ownServer('egtb-e2e', ['--egtb', tables]);
 }
 
 /** The words the page shows for a probe's answer (ui.json's egtb_win / egtb_loss / egtb_draw). */
@@ -86,19 +54,19 @@ test('the server lists its tables and probes a position in them', async () => {
   server = await serverWithTables();
   const list = await (await fetch(`${server.url}/api/egtb`)).json();
   assert(list.tables.some((t) => t.ruleset === RULESET && t.stones === 4), `tables: ${JSON.stringify(list)}`);
-  const a = await post(server.url, '/api/egtb/probe', { start: START, moves: [] });
+  const a = await apiOk('/api/egtb/probe', { start: START, moves: [] }, server.url);
   assert(['win', 'loss', 'draw'].includes(a.value), `a value: ${JSON.stringify(a)}`);
 });
 
 test('the analysis board shows the tables\' result for the position shown', async (browser) => {
-  const a = await post(server.url, '/api/egtb/probe', { start: START, moves: [] });
+  const a = await apiOk('/api/egtb/probe', { start: START, moves: [] }, server.url);
   const turn = a.best[0];
   // A link opens the analysis board (analysing) at its turn: the start, then one turn on.
   const link = (at) => `${server.url}/play?position=${encodeURIComponent(START)}&moves=${encodeURIComponent(turn)}&turn=${at}&analyse_ms=300`;
   const page = await open(browser, link(0));
   const text = await exactText(page, '#analysis');
   assert(text === expected(a), `"${text}" is the probe's "${expected(a)}"`);
-  const b = await post(server.url, '/api/egtb/probe', { start: START, moves: [turn] });
+  const b = await apiOk('/api/egtb/probe', { start: START, moves: [turn] }, server.url);
   await page.goto(link(1));
   const after = await exactText(page, '#analysis');
   assert(after === expected(b), `after ${turn}: "${after}" is the probe's "${expected(b)}"`);
@@ -108,9 +76,9 @@ test('the analysis board shows the tables\' result for the position shown', asyn
 });
 
 test('the review page shows the tables\' result at each position', async (browser) => {
-  const a = await post(server.url, '/api/egtb/probe', { start: START, moves: [] });
+  const a = await apiOk('/api/egtb/probe', { start: START, moves: [] }, server.url);
   const turn = a.best[0];
-  const b = await post(server.url, '/api/egtb/probe', { start: START, moves: [turn] });
+  const b = await apiOk('/api/egtb/probe', { start: START, moves: [turn] }, server.url);
   const page = await open(
     browser,
     `${server.url}/review?position=${encodeURIComponent(START)}&moves=${encodeURIComponent(turn)}&turn=0&nodes=20000`,

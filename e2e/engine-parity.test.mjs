@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
+import { base, request } from './harness.mjs';
 
-const base = (process.argv[2] || 'http://127.0.0.1:8080/').replace(/\/$/, '');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const assets = join(root, 'crates/matombo-web/assets');
 // The page's own glue, loaded as the browser loads it.
@@ -17,11 +17,7 @@ const { instantiate } = await import(`data:text/javascript,${encodeURIComponent(
 const call = await instantiate(await WebAssembly.compile(readFileSync(join(assets, 'wasm/matombo.wasm'))));
 
 async function native(path, body) {
-  const r = await fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const r = await request(base + path, body);
   const j = await r.json();
   return r.ok ? { ok: j } : { error: j.error, message: j.message, status: r.status };
 }

@@ -3,56 +3,16 @@
 // analysis all come from the WebAssembly engine in the page and its worker).
 // Usage: node engine.test.mjs http://127.0.0.1:PORT/ (the address is not used: this test
 // starts a server of its own, $MATOMBO_BIN, so that it can stop it).
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { assert, launchChromium, out, runTests } from './harness.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
-
-/** A server of this test's own; resolves to { url, stop() }. */
-function startServer() {
-  const dir = mkdtempSync(join(tmpdir(), 'matombo-engine-'));
-  const child = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before printing its address`)));
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const line = buf.split('\n')[0];
-      if (buf.includes('\n')) {
-        resolve({
-          url: line.trim().replace(/\/$/, ''),
-          stop: () =>
-            new Promise((done) => {
-              child.removeAllListeners('exit');
-              child.on('exit', done);
-              child.kill('SIGKILL');
-            }),
-        });
-      }
-    });
-  });
-}
+import { join } from 'node:path';
+import { assert, idle as boardIdle, launchChromium, out, newPage, ownServer, runTests } from './harness.mjs';
 
 const browser = await launchChromium();
 
 /** Opens /play for `query` with fast animations; the server is stopped once it is shown. */
 async function offlinePage(query) {
-  const server = await startServer();
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
-  const page = await context.newPage();
-  page.errors = [];
+  const server = await ownServer('engine');
+  const page = await newPage(browser, { viewport: { width: 1366, height: 900 }, consoleErrors: true });
   page.requests = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
   // The one request the page may make of the server for its own sake, the list of endgame
   // tables (egtb.js: none when it fails), is not the engine's.
   page.on('request', (r) => !new URL(r.url()).pathname.startsWith('/api/egtb') && page.requests.push(r.url()));
@@ -66,16 +26,7 @@ async function offlinePage(query) {
   return page;
 }
 
-async function idle(page) {
-  await page.waitForFunction(
-    () => {
-      const p = document.getElementById('play');
-      return p && p.dataset.phase && p.dataset.busy === 'false';
-    },
-    null,
-    { timeout: 60000 },
-  );
-}
+const idle = (page) => boardIdle(page, 60000);
 
 const data = (page, key) => page.$eval('#play', (p, k) => p.dataset[k], key);
 

@@ -4,35 +4,22 @@
 // offline (the service worker, the server killed) and in the static site (`matombo site`).
 // Usage: node learn.test.mjs http://127.0.0.1:PORT/ (run.sh does this; the offline and
 // static-site tests start servers of their own, $MATOMBO_BIN).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+import { assert, base, bin, launchChromium, newPage, out, ownServer, PHONE, runTests, start } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
 const learnWords = JSON.parse(readFileSync(join(here, '..', 'crates/matombo-web/assets/content/learn.json'), 'utf8'));
 const lessons = JSON.parse(readFileSync(join(here, '..', 'crates/matombo-web/assets/content/lessons.json'), 'utf8')).lessons;
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
-const PHONE = { width: 390, height: 844 };
 
 async function open(browser, url, { viewport = { width: 1280, height: 900 }, lang = 'en' } = {}) {
-  const context = await browser.newContext({
-    viewport,
-    deviceScaleFactor: viewport === PHONE ? 2 : 1,
-    isMobile: viewport === PHONE,
-    hasTouch: viewport === PHONE,
-    locale: lang,
-  });
-  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
+  const page = await newPage(browser, { viewport, lang, consoleErrors: true });
   await page.goto(url);
   return page;
 }
@@ -179,37 +166,8 @@ test('phone, 390 px: no sideways scrolling, every hole visible, a task solved by
   }
 });
 
-/** Starts `cmd args`; resolves with { url, stop() } once `find(output)` gives the address. */
-function start(cmd, args, find, options = {}) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`${cmd} exited (${code}): ${buf}`)));
-    const seen = (d) => {
-      buf += d;
-      const url = find(buf);
-      if (!url) return;
-      resolve({
-        url: url.replace(/\/$/, ''),
-        stop: () =>
-          new Promise((done) => {
-            child.removeAllListeners('exit');
-            child.on('exit', done);
-            child.kill('SIGKILL');
-          }),
-      });
-    };
-    child.stdout.on('data', seen);
-    child.stderr.on('data', seen);
-  });
-}
-
 test('offline: after one visit to /learn, a lesson never opened loads and plays with the server gone', async (browser) => {
-  const dir = mkdtempSync(join(tmpdir(), 'matombo-learn-'));
-  const s = await start(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], (b) =>
-    b.includes('\n') ? b.split('\n')[0].trim() : null,
-  );
+  const s = await ownServer('learn');
   const page = await open(browser, `${s.url}/learn?lang=fi`);
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
   await s.stop();

@@ -5,72 +5,21 @@
 // and prints the compressed transfer size of /play's first load.
 // Usage: node offline.test.mjs http://127.0.0.1:PORT/ (the address of run.sh's server, used
 // for the CSP and size checks; the offline tests start servers of their own, $MATOMBO_BIN).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { assert, launchChromium, runTests } from './harness.mjs';
+import { join } from 'node:path';
+import { assert, bin, idle as boardIdle, launchChromium, newPage as openPage, ownServer, runTests, start } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.MATOMBO_BIN || join(here, '..', 'target', 'release', 'matombo');
 const shared = (process.argv[2] || '').replace(/\/$/, '');
 const only = process.env.E2E_ONLY || '';
 
-/** Starts `cmd args`, resolves with { url, stop() } once `find(output)` gives the address. */
-function start(cmd, args, find, options = {}) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`${cmd} exited (${code}) before it listened: ${buf}`)));
-    const seen = (d) => {
-      buf += d;
-      const url = find(buf);
-      if (url)
-        resolve({
-          url: url.replace(/\/$/, ''),
-          stop: () =>
-            new Promise((done) => {
-              child.removeAllListeners('exit');
-              child.on('exit', done);
-              child.kill('SIGKILL');
-            }),
-        });
-    };
-    child.stdout.on('data', seen);
-    child.stderr.on('data', seen);
-  });
-}
-
-const server = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'matombo-offline-'));
-  return start(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], (b) =>
-    b.includes('\n') ? b.split('\n')[0].trim() : null,
-  );
-};
+const server = () => ownServer('offline');
 
 const browser = await launchChromium();
 
-async function newPage() {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  return page;
-}
-
-async function idle(page) {
-  await page.waitForFunction(
-    () => {
-      const p = document.getElementById('play');
-      return p && p.dataset.phase && p.dataset.busy === 'false';
-    },
-    null,
-    { timeout: 60000 },
-  );
-}
+const newPage = () => openPage(browser, { viewport: { width: 1366, height: 900 } });
+const idle = (page) => boardIdle(page, 60000);
 
 const data = (page, key) => page.$eval('#play', (p, k) => p.dataset[k], key);
 

@@ -2,22 +2,12 @@
 // lobby or an invitation link, play, and watch. Usage: node online.test.mjs http://127.0.0.1:PORT/
 // (run.sh does this). ONLINE_TURNS sets how many turns the room test plays (default 8).
 import { join } from 'node:path';
-import { assert, base, counts, launchChromium, out, playTurn, ply, runTests } from './harness.mjs';
+import { api, assert, base, counts, launchChromium, newPage, out, PHONE, playTurn, ply, runTests } from './harness.mjs';
 
 const TURNS = Number(process.env.ONLINE_TURNS || 8);
 const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
-
-async function api(path, body) {
-  const r = await fetch(base + path, {
-    method: body ? 'POST' : 'GET',
-    headers: { 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: r.status, body: await r.json().catch(() => null) };
-}
 
 /** A room made through the HTTP API; the creator plays `side`. */
 async function room(ruleset, side = 'south', extra = {}) {
@@ -27,25 +17,7 @@ async function room(ruleset, side = 'south', extra = {}) {
 }
 
 /** A person: a browser context of their own, fast animations, errors and dialogs recorded. */
-async function person(browser, { viewport = DESKTOP, lang = 'en' } = {}) {
-  const context = await browser.newContext({
-    viewport,
-    deviceScaleFactor: viewport === PHONE ? 2 : 1,
-    isMobile: viewport === PHONE,
-    hasTouch: viewport === PHONE,
-    locale: lang,
-  });
-  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  // The pages never use the browser's prompt(), confirm() or alert().
-  page.on('dialog', (d) => {
-    page.errors.push(`dialog: ${d.type()} ${d.message()}`);
-    d.dismiss();
-  });
-  return page;
-}
+const person = (browser, { viewport = DESKTOP, lang = 'en' } = {}) => newPage(browser, { viewport, lang, dialogs: true });
 
 const settled = (page) => page.waitForFunction(() => !document.querySelector('#board svg.animating') && document.getElementById('room').dataset.busy === 'false');
 const noErrors = (...pages) => pages.forEach((p) => assert(p.errors.length === 0, `page errors: ${p.errors}`));

@@ -1,12 +1,11 @@
 // The README's picture of the board: /play in real Chromium, a few turns into a game of
 // Tsoro on 4x8, written to docs/img/board.png (checked in, so that the README shows the
 // board as it is drawn now). Usage: node readme-image.test.mjs http://127.0.0.1:PORT/
-import { chromium } from 'playwright-core';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { apiOk as api, assert, base, launchChromium } from './harness.mjs';
 
-const base = (process.argv[2] || 'http://127.0.0.1:8080/').replace(/\/$/, '');
 const here = dirname(fileURLToPath(import.meta.url));
 const image = join(here, '..', 'docs', 'img', 'board.png');
 mkdirSync(dirname(image), { recursive: true });
@@ -14,21 +13,6 @@ mkdirSync(dirname(image), { recursive: true });
 const RULESET = 'tsoro:8';
 const TURNS = 6;
 const VIEWPORT = { width: 1200, height: 760 };
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(`assertion failed: ${msg}`);
-}
-
-async function api(path, body) {
-  const r = await fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = await r.json();
-  assert(r.ok, `${path}: ${JSON.stringify(answer)}`);
-  return answer;
-}
 
 // The same game every time: `easy` searches to a fixed depth, and its random turns follow
 // the seed.
@@ -40,11 +24,7 @@ for (let i = 0; i < TURNS; i++) {
 const state = await api('/api/game', { start: RULESET, moves });
 assert(state.phase === 'start', `the game goes on after ${TURNS} turns (phase ${state.phase})`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const browser = await launchChromium();
 let passed = 0;
 let failed = 0;
 try {

@@ -7,31 +7,14 @@
 // 390x844 go to e2e/out/review-*.png.
 // Usage: node review.test.mjs http://127.0.0.1:PORT/   (run.sh does this; the offline test
 // starts a server of its own, $MATOMBO_BIN)
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
-
-const bin = process.env.MATOMBO_BIN || join(dirname(fileURLToPath(import.meta.url)), '..', 'target', 'release', 'matombo');
+import { join } from 'node:path';
+import { apiOk as api, assert, base, launchChromium, out, ownServer, runTests } from './harness.mjs';
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-async function api(path, body) {
-  const r = await fetch(base + path, {
-    method: body ? 'POST' : 'GET',
-    headers: { 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const v = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(v)}`);
-  return v;
-}
 
 /** A whole game between two beginners, played by the server's JSON API. */
 async function finishedGame(ruleset, seed) {
@@ -222,18 +205,8 @@ test('a bad record and a bad link are refused with a clear error', async (browse
 test('offline: after one visit the review page reviews a linked game with the server gone', async (browser) => {
   const { moves } = await tsoro8();
   // A server of this test's own, to stop.
-  const dir = mkdtempSync(join(tmpdir(), 'matombo-review-'));
-  const child = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dir, 'online.sqlite')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.on('exit', (code) => reject(new Error(`the server exited (${code})`)));
-    child.stdout.on('data', (d) => {
-      buf += d;
-      if (buf.includes('\n')) resolve(buf.split('\n')[0].trim().replace(/\/$/, ''));
-    });
-  });
+  const server = await ownServer('review');
+  const url = server.url;
   const context = await browser.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   try {
@@ -245,8 +218,7 @@ test('offline: after one visit the review page reviews a linked game with the se
     });
     assert(cached.includes('/review') && cached.some((p) => p.endsWith('/js/review.js')), `cached: ${cached.join(' ')}`);
   } finally {
-    child.removeAllListeners('exit');
-    child.kill('SIGKILL');
+    await server.stop();
   }
   await page.goto(url + link('tsoro:8', moves, '&turn=4'));
   await reviewed(page);

@@ -4,27 +4,14 @@
 // side's team says, marks and votes never reaches the other side's pages.
 // Usage: node teams.test.mjs http://127.0.0.1:PORT/ (run.sh does this).
 import { join } from 'node:path';
-import { assert, base, launchChromium, out, ply, runTests } from './harness.mjs';
+import { assert, awaitOffer, base, clickStep, launchChromium, newPage, out, PHONE, ply, runTests } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
-/** A person: a browser context of their own, fast animations, errors recorded. */
-async function person(browser, { viewport = DESKTOP, lang = 'en' } = {}) {
-  const phone = viewport === PHONE;
-  const context = await browser.newContext({ viewport, deviceScaleFactor: phone ? 2 : 1, isMobile: phone, hasTouch: phone, locale: lang });
-  await context.addInitScript(() => localStorage.setItem('matombo-speed', '4'));
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('dialog', (d) => {
-    page.errors.push(`dialog: ${d.type()} ${d.message()}`);
-    d.dismiss();
-  });
-  return page;
-}
+/** A person: a browser context of their own, fast animations, errors and dialogs recorded. */
+const person = (browser, { viewport = DESKTOP, lang = 'en' } = {}) => newPage(browser, { viewport, lang, dialogs: true });
 
 const noErrors = (...pages) => pages.forEach((p) => assert(p.errors.length === 0, `page errors: ${p.errors}`));
 const room = (page) => page.$eval('#room', (r) => ({ ...r.dataset }));
@@ -45,18 +32,10 @@ async function joinTeam(page, link, name, lang = 'en') {
 async function vote(page) {
   const before = await ply(page);
   for (let i = 0; i < 100; i++) {
-    await page.waitForFunction((p) => {
-      const r = document.getElementById('room');
-      return (r.dataset.offer === 'yes' && r.dataset.busy === 'false') || Number(r.dataset.ply) > p;
-    }, before);
+    await awaitOffer(page, before);
     const r = await room(page);
     if (Number(r.ply) > before || r.vote.startsWith(`${before}:`)) return r.vote.split(':')[1];
-    const hole = await page.$('#board g.hole.legal, #board g.hole.takeable');
-    if (hole) await hole.click();
-    else {
-      const b = await page.$('#btn-continue:not([hidden]):not(:disabled), #btn-stop:not([hidden]):not(:disabled), #btn-done:not([hidden])');
-      if (b) await b.click();
-    }
+    await clickStep(page);
     await page.waitForTimeout(30);
   }
   throw new Error('no vote was sent');

@@ -2,51 +2,20 @@
 // playwright-core. Usage: node tests.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, base, launchChromium, out, runTests } from './harness.mjs';
+import { api, assert, base, boardTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.E2E_ONLY || '';
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
-async function api(path, body) {
-  const r = await fetch(base + path, {
-    method: body ? 'POST' : 'GET',
-    headers: { 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return r.json();
-}
-
 const DESKTOP = { width: 1366, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 /** A page with fast animations, in a fresh context. */
 async function open(browser, path, { viewport = DESKTOP, speed = '4', lang = 'en' } = {}) {
-  const context = await browser.newContext({
-    viewport,
-    deviceScaleFactor: viewport === PHONE ? 2 : 1,
-    isMobile: viewport === PHONE,
-    hasTouch: viewport === PHONE,
-    acceptDownloads: true,
-    locale: lang,
-  });
-  await context.addInitScript((s) => localStorage.setItem('matombo-speed', s), speed);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.errors = errors;
+  const page = await newPage(browser, { viewport, speed, lang, consoleErrors: true });
   await page.goto(base + path);
   return page;
-}
-
-/** Waits until the board page is idle (no request, animation or AI search running). */
-async function idle(page) {
-  await page.waitForFunction(() => {
-    const p = document.getElementById('play');
-    return p && p.dataset.phase && p.dataset.busy === 'false';
-  });
 }
 
 async function phase(page) {
@@ -99,7 +68,7 @@ test('rules page diagram is the engine start position for the chosen size', asyn
   const fig = page.locator('figure.start-diagram');
   assert((await fig.getAttribute('data-holes')) === '32', 'data-holes');
   assert((await page.locator('figure.start-diagram g.hole').count()) === 32, 'drawn holes');
-  const engine = await api('/api/game', { start: 'tsoro:8' });
+  const engine = (await api('/api/game', { start: 'tsoro:8' })).body;
   const want = [...engine.rows.b, ...engine.rows.a, ...engine.rows.A, ...engine.rows.B];
   const drawn = await page.$$eval('figure.start-diagram g.hole', (gs) =>
     Object.fromEntries(gs.map((g) => [g.dataset.hole, Number(g.dataset.count)])),
@@ -242,15 +211,9 @@ test('head choice, undo and redo, keyboard play (two players)', async (browser) 
   const next = await page.evaluate(() => document.activeElement.getAttribute('data-hole'));
   assert(next && next[0] === 'b', `focus back on North's legal holes (${next})`);
   const after = await page.$eval('#position-text', (e) => e.textContent);
-  const engine = await api('/api/game', { start: 'tsoro:8', moves: ['B2='] });
+  const engine = (await api('/api/game', { start: 'tsoro:8', moves: ['B2='] })).body;
   assert(after === engine.position, 'position after B2=');
-  await page.locator('#board g.hole.legal').first().click();
-  await idle(page);
-  while ((await phase(page)) !== 'start') {
-    if ((await phase(page)) === 'head') await page.click('#btn-stop');
-    else await page.click('#btn-done');
-    await idle(page);
-  }
+  await boardTurn(page);
   assert((await moveCount(page)) === 2, 'two moves');
   await page.click('#btn-undo');
   await idle(page);
@@ -313,13 +276,7 @@ test('save a record, load it back, copy the position, hint', async (browser) => 
   const page = await open(browser, '/play?ruleset=tsoro:8&mode=two');
   await idle(page);
   for (let i = 0; i < 3; i++) {
-    await page.locator('#board g.hole.legal').last().click();
-    await idle(page);
-    while (!['start', 'over'].includes(await phase(page))) {
-      if ((await phase(page)) === 'head') await page.click('#btn-stop');
-      else await page.click('#btn-done');
-      await idle(page);
-    }
+    await boardTurn(page, { last: true });
   }
   const moves = await page.$$eval('#moves .move', (ms) => ms.map((m) => m.textContent));
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-download')]);

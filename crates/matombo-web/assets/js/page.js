@@ -39,6 +39,20 @@ export function message(text, kind = '') {
   m.className = `tool-message ${kind}`;
 }
 
+/**
+ * Appends a table cell holding `text` (as text, never markup) to the row `tr`.
+ * @param {HTMLElement} tr
+ * @param {string} text
+ * @param {string} [cls] its class
+ */
+export function cell(tr, text, cls) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (cls) td.className = cls;
+  tr.append(td);
+  return td;
+}
+
 /** Selects an element's text: where the clipboard is refused, it is copied by hand. */
 export function selectText(/** @type {Node} */ el) {
   const r = document.createRange();

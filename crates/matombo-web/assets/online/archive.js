@@ -1,17 +1,11 @@
 // The archive: finished games, newest first, each replayable and downloadable.
+import { cell } from '../js/page.js';
 const words = JSON.parse(document.getElementById('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
 const tbody = document.querySelector('#games tbody');
 const more = document.getElementById('more');
 let offset = 0;
 const LIMIT = 50;
-
-function cell(tr, text) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  tr.appendChild(td);
-  return td;
-}
 
 function link(href, text) {
   const a = document.createElement('a');

@@ -2,18 +2,10 @@
 // beside it, provisional ratings marked; the server lists them after the established ones,
 // under a heading row of their own (issue 37: a farmed rating does not lead the board).
 import { nameElement } from './names.js';
-const $ = (id) => document.getElementById(id);
+import { $, cell } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
 const params = new URLSearchParams(location.search);
-
-function cell(tr, text, cls) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  if (cls) td.className = cls;
-  tr.append(td);
-  return td;
-}
 
 const groupName = (g) => words[`group_${g.replace('-', '_')}`] || g;
 

@@ -4,8 +4,9 @@
 // Without the lobby (a server that has none) the form still makes a link game.
 import './mine.js';
 import { isolate } from './names.js';
+import { openSocket, parseMessage } from './socket.js';
 import { writeRoom } from './stored.js';
-import { $, fill } from '../js/page.js';
+import { $, cell, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
 const SECRET_KEY = 'matombo-player-secret';
@@ -84,14 +85,6 @@ function ratingText(r) {
 function playerName(p) {
   if (!p) return '?';
   return isolate(p.name || fill(words.anonymous_player, { id: (p.id || '').slice(0, 4) }));
-}
-
-function cell(tr, text, cls) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  if (cls) td.className = cls;
-  tr.append(td);
-  return td;
 }
 
 function button(text, onClick, cls = '') {
@@ -253,8 +246,7 @@ function handle(v) {
 }
 
 function connect(extra = {}) {
-  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-  const socket = new WebSocket(`${proto}://${location.host}/api/online/lobby/ws`);
+  const socket = openSocket('/api/online/lobby/ws');
   ws = socket;
   let welcomed = false;
   socket.onopen = () => {
@@ -266,12 +258,8 @@ function connect(extra = {}) {
     socket.send(JSON.stringify(hello));
   };
   socket.onmessage = (m) => {
-    let v;
-    try {
-      v = JSON.parse(m.data);
-    } catch (_) {
-      return;
-    }
+    const v = parseMessage(m);
+    if (v === undefined) return;
     if (v.type === 'welcome') {
       welcomed = true;
       retry = 500;

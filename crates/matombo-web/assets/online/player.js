@@ -1,16 +1,8 @@
 // A player's ratings and game history (the visitor's own, or `?id=`'s).
 import { isolate, nameElement } from './names.js';
-const $ = (id) => document.getElementById(id);
+import { $, cell, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
-const fill = (t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? v[k] : m));
-
-function cell(tr, text) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  tr.append(td);
-  return td;
-}
 
 const groupName = (g) => words[`group_${g.replace('-', '_')}`] || g;
 const rating = (r) => (r ? `${Math.round(r.rating)}${r.provisional ? words.provisional_mark : ''} ±${Math.round(r.rd)}` : '–');

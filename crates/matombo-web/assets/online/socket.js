@@ -13,6 +13,21 @@ export async function roomMissing(/** @type {string} */ id) {
   }
 }
 
+/** A WebSocket to this server's `path` (wss: when the page came over https:). */
+export function openSocket(/** @type {string} */ path) {
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  return new WebSocket(`${proto}://${location.host}${path}`);
+}
+
+/** A message's JSON; undefined when it is not JSON (such a message is ignored). */
+export function parseMessage(/** @type {MessageEvent} */ m) {
+  try {
+    return JSON.parse(m.data);
+  } catch (_) {
+    return undefined;
+  }
+}
+
 /**
  * @typedef {object} SocketHooks
  * @property {() => Record<string, any>} hello the first message
@@ -49,8 +64,7 @@ export class RoomSocket {
 
   connect() {
     const h = this.hooks;
-    const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-    const socket = new WebSocket(`${proto}://${location.host}/api/online/rooms/${this.id}/ws`);
+    const socket = openSocket(`/api/online/rooms/${this.id}/ws`);
     this.ws = socket;
     socket.onopen = () => {
       this.retry = 500;
@@ -58,12 +72,8 @@ export class RoomSocket {
       if (h.opened) h.opened(socket);
     };
     socket.onmessage = (m) => {
-      let v;
-      try {
-        v = JSON.parse(m.data);
-      } catch (_) {
-        return;
-      }
+      const v = parseMessage(m);
+      if (v === undefined) return;
       this.queue = this.queue.then(() => h.message(v)).catch(h.failed);
     };
     socket.onclose = async (e) => {

@@ -9,7 +9,8 @@ import { Board } from '../board.js';
 import { request } from '../engine.js';
 import { describe, meets } from './goal.js';
 import * as progress from './progress.js';
-import { bonusPrompt, TurnController } from '../turn.js';
+import { showTurn } from '../task-board.js';
+import { TurnController } from '../turn.js';
 
 import { $, fill } from '../page.js';
 const words = JSON.parse($('ui-words').textContent);
@@ -113,25 +114,9 @@ async function loadTask(i, keepFeedback = false) {
 }
 
 async function render() {
-  const bonus = state.phase === 'bonus' && !solved;
   // In the bonus the engine has taken the picks made (in any order) out of the rows and
   // offers the holes that may still be picked.
-  board.setRows(state.rows);
-  const open = !busy && !solved;
-  const pickable = bonus || state.phase === 'start';
-  board.setClickable(open && pickable ? state.clickable : [], bonus ? 'take' : 'start');
-  if (bonus) board.setMarks({ picked: state.picks || [] });
-  const head = open && state.phase === 'head';
-  $('btn-continue').hidden = $('btn-stop').hidden = !head;
-  $('btn-continue').disabled = !state.legal.includes('continue');
-  $('btn-stop').disabled = !state.legal.includes('stop');
-  // Tsoro's bonus may be cut short; Nsolo's must be taken whole.
-  $('btn-done').hidden = !(open && bonus && state.ruleset.game === 'tsoro');
-  let prompt = '';
-  if (head) prompt = fill(words.head_choice, { hole: state.head });
-  else if (open && bonus) prompt = bonusPrompt(state, words, fill);
-  else if (open) prompt = words.choose_start;
-  $('prompt').textContent = prompt;
+  showTurn(board, state, { open: !busy && !solved, bonus: state.phase === 'bonus' && !solved, words });
   $('btn-next-task').hidden = !solved || index + 1 >= data.tasks.length;
   $('btn-retry').disabled = busy;
   $('btn-hint').disabled = solved;
