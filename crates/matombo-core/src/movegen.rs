@@ -1,15 +1,19 @@
 //! Whole turns: resolving tokens, listing turns lazily, counting them in bulk, perft and
 //! uniformly random play.
 
-use rand::Rng;
+mod random;
+mod sown;
+
+pub use random::{random_playout, Playout};
+pub use sown::Sown;
 
 use crate::error::IllegalError;
-use crate::hole::{Hole, Side};
+use crate::hole::Side;
 use crate::position::{Position, MAX_TRACK};
 use crate::ruleset::GameKind;
 use crate::sow::{SowEnd, Sower};
 use crate::token::{Decision, Token};
-use crate::turn::{candidate_mask, candidate_starts, count_bits, select_bit, Phase, Turn};
+use crate::turn::{candidate_starts, Phase, Turn};
 
 impl Position {
     /// Turns a token into the decisions it stands for, checking every one against the
@@ -500,205 +504,6 @@ impl Iterator for Turns {
             }
             let ds = t.decisions();
             self.stack.push((t, ds, 0));
-        }
-    }
-}
-
-impl Turn {
-    /// Applies one decision chosen uniformly at random among the legal ones. Returns
-    /// `false` (and changes nothing) when there is none: at the start of a turn, that
-    /// means the mover has no legal move.
-    pub fn apply_random<R: Rng + ?Sized>(&mut self, rng: &mut R) -> bool {
-        let n = self.position().ruleset.size();
-        let mover = self.mover();
-        match self.phase() {
-            Phase::Complete => false,
-            Phase::Start => {
-                // Rejection sampling over the candidate starts: endless ones (rare) are
-                // dropped and another is drawn, which keeps the choice uniform over the
-                // legal starts while sowing only the one chosen.
-                let mut cands = candidate_mask(&self.position().counts[mover.index()], n);
-                while cands != 0 {
-                    let t = select_bit(cands, rng.random_range(0..count_bits(cands)));
-                    // An endless sowing leaves the board as it was.
-                    let end = self.sow_in_place(t, |_, _, _| {});
-                    if end == SowEnd::Endless {
-                        cands &= !(1u128 << t);
-                        continue;
-                    }
-                    self.set_start(crate::hole::Hole::from_track(mover, t, n));
-                    self.after_sowing(end, &mut |_| {});
-                    return true;
-                }
-                false
-            }
-            Phase::Head(h) => {
-                // A fair coin between continue and stop; when continue turns out to be
-                // illegal (E2, or endless by E1) the turn stops, as it must.
-                if !self.head_repeated() && rng.random_bool(0.5) {
-                    // An endless sowing leaves the board as it was.
-                    let end = self.sow_in_place(h.track(n), |_, _, _| {});
-                    if end != SowEnd::Endless {
-                        self.push_mark(true);
-                        self.after_sowing(end, &mut |_| {});
-                        return true;
-                    }
-                }
-                self.apply_legal(Decision::Stop, &mut |_| {});
-                true
-            }
-            Phase::Bonus { .. } => {
-                let picks = self.pick_mask();
-                let k = count_bits(picks);
-                let tsoro = self.position().ruleset.kind() == GameKind::Tsoro;
-                // Tsoro offers `done` after the picks.
-                let choice = rng.random_range(0..k + tsoro as u32);
-                let d = if choice == k {
-                    Decision::Done
-                } else {
-                    let t = crate::turn::canonical_track(select_bit(picks, choice), n);
-                    Decision::Take(crate::hole::Hole::from_track(mover.opponent(), t, n))
-                };
-                self.apply_legal(d, &mut |_| {});
-                true
-            }
-        }
-    }
-}
-
-/// How a random playout ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Playout {
-    /// The winner, or `None` for a draw or an unfinished game.
-    pub winner: Option<Side>,
-    /// Whether the game stopped at the turn cap, unfinished.
-    pub unfinished: bool,
-    /// Turns played.
-    pub turns: u32,
-}
-
-/// Plays uniformly random decisions from `pos` until the game ends (a player without a
-/// legal move loses; Nsolo's repetition draw applies) or `max_turns` turns have been
-/// played (unfinished).
-pub fn random_playout<R: Rng + ?Sized>(pos: &Position, rng: &mut R, max_turns: u32) -> Playout {
-    let mut turn = pos.begin_turn();
-    let nsolo = pos.ruleset.kind() == GameKind::Nsolo;
-    // Positions since the last capture, for the repetition rule.
-    let mut history: Vec<Position> = Vec::new();
-    let mut turns = 0;
-    loop {
-        if nsolo {
-            let p = turn.position();
-            if history.iter().any(|q| q.hash == p.hash && q == p) {
-                return Playout { winner: None, unfinished: false, turns };
-            }
-            history.push(p.clone());
-        }
-        if turns >= max_turns {
-            return Playout { winner: None, unfinished: true, turns };
-        }
-        if !turn.apply_random(rng) {
-            return Playout { winner: Some(turn.mover().opponent()), unfinished: false, turns };
-        }
-        while !turn.is_complete() {
-            turn.apply_random(rng);
-        }
-        if turn.captured() > 0 {
-            history.clear();
-        }
-        turns += 1;
-        turn.next_turn();
-    }
-}
-
-/// A turn sown to its end with the capture made, the bonus still open
-/// (see [`Position::for_each_sown`]).
-pub struct Sown<'a> {
-    pos: &'a Position,
-    captured: u32,
-    bonus: u16,
-}
-
-impl Sown<'_> {
-    /// The position after the turn if its bonus takes nothing, opponent to move. With no
-    /// bonus open this is the turn's result.
-    pub fn position(&self) -> &Position {
-        self.pos
-    }
-
-    /// Stones the capture took, before any bonus (0 without a capture).
-    pub fn captured(&self) -> u32 {
-        self.captured
-    }
-
-    /// The bonus still open: in Tsoro up to this many opponent holes may be emptied; in
-    /// Nsolo exactly this many opponent stones must be taken (already no more than he has).
-    pub fn bonus(&self) -> u16 {
-        self.bonus
-    }
-
-    /// The turn's result after the bonus `takes`, pairs of an opponent hole and the stones
-    /// taken from it. Tsoro: whole holes, at most [`Sown::bonus`] of them, each once. Nsolo:
-    /// exactly [`Sown::bonus`] stones in all.
-    ///
-    /// ```
-    /// use matombo_core::{Hole, Position};
-    /// // South's A7 ends in the empty A5 and captures the 3 stones facing it; the bonus
-    /// // must take 1 more stone, and North has one left, in b8.
-    /// let p: Position = "nsolo:8 1,0*7/0*4,3,0*3/0*6,2,0/0*7,1 S".parse().unwrap();
-    /// let b8: Hole = "b8".parse().unwrap();
-    /// p.for_each_sown(&mut |s| {
-    ///     assert_eq!((s.captured(), s.bonus()), (3, 1));
-    ///     assert!(s.with_bonus(&[]).is_err()); // the Nsolo bonus is not optional
-    ///     assert_eq!(s.with_bonus(&[(b8, 1)]).unwrap(), p.play(&"A7xb8".parse().unwrap()).unwrap());
-    /// });
-    /// ```
-    pub fn with_bonus(&self, takes: &[(Hole, u16)]) -> Result<Position, IllegalError> {
-        let mut child = self.pos.clone();
-        self.with_bonus_into(takes, &mut child)?;
-        Ok(child)
-    }
-
-    /// [`Sown::with_bonus`] written into `into`, a position kept by the caller (a search
-    /// reuses one instead of allocating a copy per bonus). On error `into` holds the
-    /// position before the bonus.
-    pub fn with_bonus_into(&self, takes: &[(Hole, u16)], into: &mut Position) -> Result<(), IllegalError> {
-        into.clone_from(self.pos);
-        self.take_bonus(takes, into).map_err(|reason| {
-            into.clone_from(self.pos);
-            IllegalError::Bonus(reason)
-        })
-    }
-
-    /// Takes `takes` from `into` (a copy of the sown position), checking each take and the
-    /// total; on a refusal `into` is left part-taken for the caller to restore.
-    fn take_bonus(&self, takes: &[(Hole, u16)], into: &mut Position) -> Result<(), String> {
-        let opp = self.pos.side;
-        let n = self.pos.ruleset.size();
-        let mut total = 0u32;
-        for &(hole, k) in takes {
-            if hole.side != opp || hole.check(n).is_err() {
-                return Err(format!("{hole} is not a hole of the opponent"));
-            }
-            let t = hole.track(n);
-            let c = into.counts[opp.index()][t];
-            if k == 0 || k > c {
-                return Err(format!("{hole} holds {c} stones, cannot take {k}"));
-            }
-            if self.pos.ruleset.kind() == GameKind::Tsoro && k != c {
-                return Err(format!("a Tsoro bonus empties {hole} whole ({c} stones), not {k}"));
-            }
-            into.set(opp, t, c - k);
-            total += k as u32;
-        }
-        match self.pos.ruleset.kind() {
-            GameKind::Tsoro if takes.len() > self.bonus as usize => {
-                Err(format!("the bonus empties at most {} holes, not {}", self.bonus, takes.len()))
-            }
-            GameKind::Nsolo if total != self.bonus as u32 => {
-                Err(format!("the bonus takes exactly {} stones, not {total}", self.bonus))
-            }
-            _ => Ok(()),
         }
     }
 }
