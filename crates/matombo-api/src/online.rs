@@ -153,7 +153,7 @@ pub struct TeamsJson {
 }
 
 /// A lobby player bound to a room's seat: id, name, rating at the start (null if unknown).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatPlayer {
     /// The player's public id (null for a guest, in a listed game).
     pub id: Option<String>,
@@ -494,7 +494,7 @@ pub struct ChallengeJson {
 }
 
 /// A listed game in progress.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ListedGame {
     /// The room.
     pub id: String,

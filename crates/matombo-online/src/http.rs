@@ -223,9 +223,10 @@ pub(super) async fn create_room(
         Op::Many(team_ops)
     };
     let invites = room.teams.as_ref().map(|t| BySide { south: t.invites[0].clone(), north: t.invites[1].clone() });
-    if let Err(e) = s.inner.store.write(op).await {
+    let addrs: Vec<IpAddr> = addr.into_iter().collect();
+    if let Err(e) = super::quota::write_room(&s, op, &addrs, &[]).await {
         release(&s);
-        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
+        return Err(e);
     }
     s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
     tracing::info!(room = %id, %ruleset, teams = invites.is_some(), "game created");
@@ -365,11 +366,15 @@ pub(super) async fn claim_seat(
             "name: looks like the name of the other player of this game; choose another",
         ));
     }
-    s.inner
-        .store
-        .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() })
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    let claimed = s.inner.store.write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() }).await;
+    if let Err(e) = claimed {
+        if let super::store::StoreError::SeatTaken(_) = e {
+            // Claimed through another node first: this copy catches up, the claim is refused.
+            super::bus::reload(&s, &h, &mut room).await;
+            return Err(ApiError::new(ErrorCode::SeatsTaken, RoomError::SeatsTaken.to_string()));
+        }
+        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
+    }
     let now = now_ms();
     room.commit_claim(side, &name, now);
     let token = room.seats[side.index()].token.clone();

@@ -57,6 +57,9 @@ pub enum StoreError {
     /// A join refused: the side has its most members (another node was first).
     #[error("room {0}: the side has its most members")]
     TeamFull(String),
+    /// A claim refused: the seat was claimed already (through another node).
+    #[error("room {0}: the seat is taken")]
+    SeatTaken(String),
 }
 
 impl StoreError {
@@ -342,6 +345,11 @@ pub trait GameStore: Send + Sync + 'static {
     fn load_room(&self, id: String, now: u64) -> StoreFuture<'_, Option<Room>>;
     /// Finished games, newest first.
     fn archive(&self, limit: u32, offset: u32) -> StoreFuture<'_, Vec<ArchiveEntry>>;
+    /// The store several nodes share (PostgreSQL): the lobby's rows and the budgets and
+    /// quotas counted across nodes. None for SQLite, which is one node.
+    fn shared(&self) -> Option<&postgres::PgStore> {
+        None
+    }
 }
 
 /// Opens the store `db`: creates the file or connects, and brings the schema up to date.

@@ -17,6 +17,9 @@ use matombo_core::{Outcome, Ruleset, Termination};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{GenericClient, NoTls, Row};
 
+mod shared;
+pub use shared::{ChallengeRow, Counted, Refusal, SeekRow};
+
 use super::{
     rated_after, rebuild, result_of, side_name, teams_of, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
     PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
@@ -139,6 +142,30 @@ const MIGRATIONS: &[&str] = &[
        member TEXT NOT NULL,
        holes TEXT NOT NULL,
        PRIMARY KEY(room, member)
+     );",
+    // 3: what the nodes share (issue 35): the lobby's open challenges and seeks, tagged
+    // with the node holding their maker's connection, and creation budgets by key.
+    "CREATE TABLE lobby_challenges(
+       id TEXT PRIMARY KEY,
+       node BIGINT NOT NULL,
+       player TEXT NOT NULL,
+       open BOOLEAN NOT NULL,
+       body TEXT NOT NULL,
+       created BIGINT NOT NULL
+     );
+     CREATE INDEX lobby_challenges_node ON lobby_challenges(node, player);
+     CREATE TABLE lobby_seeks(
+       node BIGINT NOT NULL,
+       conn BIGINT NOT NULL,
+       player TEXT NOT NULL UNIQUE,
+       body TEXT NOT NULL,
+       since BIGINT NOT NULL,
+       PRIMARY KEY(node, conn)
+     );
+     CREATE TABLE budgets(
+       key TEXT PRIMARY KEY,
+       tokens DOUBLE PRECISION NOT NULL,
+       at BIGINT NOT NULL
      );",
 ];
 
@@ -489,11 +516,19 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
         }
         Op::Claim { id, side, name, at } => {
             touch(c, id, *at).await?;
+            // Only a free seat: two nodes may each hold the room with the seat free in
+            // memory (one claim through each); the row decides.
             let sql = match side {
-                matombo_core::Side::South => "UPDATE rooms SET south_claimed=TRUE, south_name=$2 WHERE id=$1",
-                matombo_core::Side::North => "UPDATE rooms SET north_claimed=TRUE, north_name=$2 WHERE id=$1",
+                matombo_core::Side::South => {
+                    "UPDATE rooms SET south_claimed=TRUE, south_name=$2 WHERE id=$1 AND NOT south_claimed"
+                }
+                matombo_core::Side::North => {
+                    "UPDATE rooms SET north_claimed=TRUE, north_name=$2 WHERE id=$1 AND NOT north_claimed"
+                }
             };
-            c.execute(sql, &[id, name]).await?;
+            if c.execute(sql, &[id, name]).await? == 0 {
+                return Err(StoreError::SeatTaken(id.clone()).into());
+            }
         }
         Op::Turn { id, ply, token, remaining, at, end } => {
             touch(c, id, *at).await?;
@@ -731,6 +766,10 @@ async fn load_teams(c: &impl GenericClient, id: &str, ply: u32) -> Result<Option
 }
 
 impl GameStore for PgStore {
+    fn shared(&self) -> Option<&PgStore> {
+        Some(self)
+    }
+
     fn describe(&self) -> String {
         redact(&self.url)
     }
