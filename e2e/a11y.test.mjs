@@ -49,8 +49,15 @@ async function check(viewport, lang) {
     headers: { 'content-type': 'application/json', origin: base },
     body: JSON.stringify({ ruleset: 'tsoro:8', side: 'south', name: 'Rudo' }),
   }).then((r) => r.json());
-  for (const path of [...PAGES, `/online/game/${room.id}`]) {
-    const url = `${base}${path}${path.includes('?') ? '&' : '?'}lang=${lang}`;
+  // A team game seen by its captain (rosters with his controls, the team's chat, marks).
+  const post = (path, body) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: JSON.stringify(body) }).then((r) => r.json());
+  const teamRoom = await post('/api/online/rooms', { ruleset: 'nsolo:8', side: 'south', name: 'Rudo', teams: { mode: 'vote', vote_ms: 20000 } });
+  await post(`/api/online/rooms/${teamRoom.id}/join`, { invite: teamRoom.invites.south, name: 'Chipo' });
+  await post(`/api/online/rooms/${teamRoom.id}/join`, { invite: teamRoom.invites.north, name: 'Tendai' });
+  for (const path of [...PAGES, `/online/game/${room.id}`, `/online/game/${teamRoom.id}#seat=${teamRoom.token}`]) {
+    const [where, hash] = path.split('#');
+    const url = `${base}${where}${where.includes('?') ? '&' : '?'}lang=${lang}${hash ? `#${hash}` : ''}`;
     await page.goto(url);
     await page.waitForLoadState('networkidle');
     await page.waitForTimeout(300);

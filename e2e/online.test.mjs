@@ -282,6 +282,8 @@ test('lobby: two people meet through an open challenge, play, chat (markup shown
   // A third person watches from the lobby's list of games in progress; spectators chat apart.
   await carol.waitForSelector('#live-games li a');
   await carol.click('#live-games li a');
+  // The predicate below reads the room: wait for the lobby to be left first.
+  await carol.waitForURL(/\/online\/game\/\w+/);
   await carol.waitForFunction(() => Number(document.getElementById('room').dataset.ply) === 2 && !document.getElementById('room').dataset.you);
   assert(await carol.$eval('#chat-players', (e) => e.hidden), "the players' chat is not a spectator's");
   await carol.fill('#chat-spectators input', 'nice opening');

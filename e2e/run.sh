@@ -6,7 +6,7 @@
 #                              # (board, engine, offline, online, review…), stops the server
 #   node e2e/review.test.mjs http://127.0.0.1:PORT/    # one file against a running server
 #   MATOMBO_BIN=target/debug/matombo bash e2e/run.sh   # use an existing binary
-#   E2E_ONLY=rules bash e2e/run.sh                      # only tests whose name contains "rules"
+#   E2E_ONLY=rules bash e2e/run.sh                      # only tests (or *.test.mjs files) whose name contains "rules"
 #
 # Installs what it needs: Debian's chromium (apt), playwright-core, typescript and axe-core (npm ci).
 # First type-checks the site's JavaScript (tsc --checkJs --noEmit, e2e/tsconfig.json).
@@ -68,10 +68,15 @@ passed=0
 failed=0
 for script in tests.mjs *.test.mjs; do
   [ -e "$script" ] || continue
-  [ -n "${E2E_ONLY:-}" ] && [ "$script" != tests.mjs ] && continue
+  # E2E_ONLY: tests.mjs runs its tests of that name; a *.test.mjs whose file name holds it
+  # runs whole (e.g. E2E_ONLY=teams: teams.test.mjs), the others not at all.
+  only="${E2E_ONLY:-}"
+  if [ -n "$only" ] && [ "$script" != tests.mjs ]; then
+    case "$script" in *"$only"*) only="" ;; *) continue ;; esac
+  fi
   echo "== $script" >&2
   rc=0
-  node "$script" "$url" | tee out/last.log || rc=$?
+  E2E_ONLY="$only" node "$script" "$url" | tee out/last.log || rc=$?
   line="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' out/last.log | tail -n1 || true)"
   if [ -n "$line" ]; then
     p=$(echo "$line" | cut -d' ' -f1)

@@ -45,6 +45,66 @@ pub struct ClockJson {
     pub north_ms: u64,
     /// The side whose clock runs, or null.
     pub running: Option<SideJson>,
+    /// A correspondence game's days per turn (its `initial_ms` is that many days, its
+    /// increment 0), or null for a clock per side.
+    pub days_per_turn: Option<u32>,
+    /// A correspondence game's deadline for the side to move (Unix ms), or null (an
+    /// ordinary clock, before both sides are held, after the end).
+    pub deadline: Option<u64>,
+}
+
+/// A game's time control as chosen at its creation: a clock per side
+/// (`{"initial_ms", "increment_ms"}`) or a correspondence game's `{"days_per_turn"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum ControlJson {
+    /// A clock per side.
+    Clock(TimeControl),
+    /// Days per turn.
+    Days {
+        /// Each turn within this many days of the previous one.
+        days_per_turn: u32,
+    },
+}
+
+/// One side of a public team game in the list: its members and the link that joins it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PublicSide {
+    /// Active members now.
+    pub members: usize,
+    /// `/online/game/{id}#join=…` (the creator's `join_south`/`join_north`), or null when
+    /// the side is full.
+    pub join: Option<String>,
+}
+
+/// A public team game not finished (`GET /api/online/teams`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PublicTeamGame {
+    /// The room.
+    pub id: String,
+    /// The ruleset.
+    pub ruleset: String,
+    /// `any`, `captain` or `vote`.
+    pub mode: String,
+    /// A vote's length (vote mode), or null.
+    pub vote_ms: Option<u64>,
+    /// The time control, or null (no clock).
+    pub clock: Option<ControlJson>,
+    /// Unix ms.
+    pub created_ms: u64,
+    /// The creator's name.
+    pub creator: String,
+    /// South's team.
+    pub south: PublicSide,
+    /// North's team.
+    pub north: PublicSide,
+}
+
+/// The answer of `GET /api/online/teams`: newest first, at most 50.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PublicTeamGames {
+    /// The games.
+    pub games: Vec<PublicTeamGame>,
 }
 
 /// One seat of a room.
@@ -94,11 +154,16 @@ impl Links {
         }
     }
 
+    /// The link that joins a team game's side with its invitation.
+    pub fn join(id: &str, invite: &str) -> String {
+        format!("/online/game/{id}#join={invite}")
+    }
+
     /// The links of a team game's creator: his seat, and each side's invitation to join.
     pub fn team(id: &str, seat: &str, invites: &BySide<String>) -> Links {
         Links {
-            join_south: Some(format!("/online/game/{id}#join={}", invites.south)),
-            join_north: Some(format!("/online/game/{id}#join={}", invites.north)),
+            join_south: Some(Links::join(id, &invites.south)),
+            join_north: Some(Links::join(id, &invites.north)),
             ..Links::new(id, Some(seat), None)
         }
     }

@@ -304,6 +304,11 @@ impl<'a> Pns<'a> {
             } else {
                 (sub(thpn, res.pn, c.pn), thdn.min(grow(second)))
             };
+            // Each round of this loop costs a node, so the budget (and the stop flag)
+            // bounds it even when a child comes back at once without searching.
+            if self.tick() {
+                break;
+            }
             let r = self.mid(&kids[best], cpn, cdn);
             vals[best] = r;
             if r.path_dep && r.dn == 0 {

@@ -43,6 +43,10 @@ pub struct Puzzle {
     pub themes: Vec<String>,
     /// The starting rating (Glicko-2 scale).
     pub rating: u32,
+    /// Where the game came from when not self-play: `online:<room id>` for a finished
+    /// online game (absent from self-play puzzles, so older files read and print the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 impl Puzzle {
@@ -247,6 +251,7 @@ pub fn puzzle_at(pos: &Position, parent: Option<&Position>, tables: Option<&Tabl
         themes: themes(pos, &line),
         rating: rating(pos, &line),
         position,
+        origin: None,
     })
 }
 
@@ -256,7 +261,13 @@ const LOOK_BACK: usize = 14;
 /// The puzzles of self-play game `index`: from the end of the game backwards, at most
 /// `per_game` of them.
 pub fn mine(config: &MineConfig, index: usize) -> Vec<Puzzle> {
-    let game = self_play(config, index);
+    mine_game(config, &self_play(config, index))
+}
+
+/// The puzzles of any finished game (self-play or a finished online game), by the same
+/// recipe: its last positions from the end backwards, at most `per_game` of them.
+/// `config.ruleset` and `config.seed` are not used: the game is given.
+pub fn mine_game(config: &MineConfig, game: &Game) -> Vec<Puzzle> {
     let positions = game.positions();
     let mut found = Vec::new();
     let first = positions.len().saturating_sub(LOOK_BACK).max(1);

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use super::handle::{now_ms, Audience, RoomHandle, Targeted};
+use super::handle::{Audience, RoomHandle, Targeted};
 use super::room::{PreparedTurn, Room};
 use super::OnlineState;
 
@@ -437,7 +437,7 @@ async fn resync_all(s: &OnlineState) {
 
 /// Sends every connection of the room the whole state as it sees it (its seat's `you`).
 fn send_states(h: &RoomHandle, room: &Room) {
-    let now = now_ms();
+    let now = h.clock.now();
     for side in [Side::South, Side::North] {
         h.target(Audience::Side(side), None, &h.state(room, Some(side), now, false));
     }
@@ -447,7 +447,7 @@ fn send_states(h: &RoomHandle, room: &Room) {
 /// Reads the room back from the store (the authority) into `room`; true if it changed.
 /// A room the store no longer has live (closed) is marked closed.
 pub(crate) async fn reload(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut Room) -> bool {
-    match s.inner.store.load_room(h.id.clone(), now_ms()).await {
+    match s.inner.store.load_room(h.id.clone(), s.now()).await {
         Ok(Some(r)) => {
             let changed = r.ply() != room.ply()
                 || r.game.is_over() != room.game.is_over()

@@ -24,6 +24,25 @@ pub fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
+/// The server's time (Unix ms): the system's, which tests move forward to let days pass
+/// in an instant (production never does).
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    ahead: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Clock {
+    /// Now, in ms since the Unix epoch.
+    pub fn now(&self) -> u64 {
+        now_ms() + self.ahead.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Moves this clock forward by `ms` (tests only).
+    pub fn advance(&self, ms: u64) {
+        self.ahead.fetch_add(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Who is connected to a room.
 #[derive(Default)]
 pub(super) struct Presence {
@@ -113,6 +132,8 @@ pub(crate) struct RoomHandle {
     /// [`RoomHandle::note_removed`]) so that a connection checks its member without
     /// waiting for the room's lock.
     pub(crate) removed: Mutex<std::collections::HashSet<String>>,
+    /// The server's time.
+    pub(crate) clock: Clock,
 }
 
 impl RoomHandle {
@@ -138,6 +159,7 @@ impl RoomHandle {
             audience: Default::default(),
             team_mode,
             removed,
+            clock: limits.clock.clone(),
         })
     }
 
@@ -214,7 +236,7 @@ impl RoomHandle {
     pub(crate) fn teams_msg(&self, room: &Room) -> RoomMsg {
         match self.teams_json(room) {
             Some(teams) => RoomMsg::Teams { teams },
-            None => RoomMsg::Seats(super::views::room_view(room, now_ms(), false)),
+            None => RoomMsg::Seats(super::views::room_view(room, self.clock.now(), false)),
         }
     }
 
@@ -286,7 +308,7 @@ pub(super) async fn find_room(s: &OnlineState, id: &str) -> Result<Arc<RoomHandl
     let loaded = s
         .inner
         .store
-        .load_room(id.to_string(), now_ms())
+        .load_room(id.to_string(), s.now())
         .await
         .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
     let Some(room) = loaded else {

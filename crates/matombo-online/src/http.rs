@@ -18,10 +18,10 @@ use matombo_core::{Record, Ruleset, Side};
 use rand::{Rng, SeedableRng as _};
 use serde::Deserialize;
 
-use super::handle::{find_room, now_ms, random_secret, RoomHandle};
+use super::handle::{find_room, random_secret, RoomHandle};
 use super::lifecycle::{closed_message, watch_clock};
 use super::protocol;
-use super::room::{Room, RoomError, TimeControl, MAX_CLOCK_MS};
+use super::room::{Clocks, Room, RoomError, TimeControl, DAYS_PER_TURN, MAX_CLOCK_MS};
 use super::store::Op;
 use super::team::{Member, TeamError, TeamMode, Teams};
 use super::views::{links, room_view, side_json, side_str};
@@ -62,11 +62,46 @@ pub(super) struct CreateReq {
     #[serde(default)]
     side: Option<String>,
     #[serde(default)]
-    clock: Option<TimeControl>,
+    clock: Option<ClockReq>,
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
     teams: Option<TeamsReq>,
+}
+
+/// A time control as a creation asks for it: a clock per side, or days per turn.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClockReq {
+    #[serde(default)]
+    initial_ms: Option<u64>,
+    #[serde(default)]
+    increment_ms: Option<u64>,
+    /// Any JSON value, so that a fraction or a string is `invalid_field`, not `malformed`.
+    #[serde(default)]
+    days_per_turn: Option<serde_json::Value>,
+}
+
+/// Checks a creation's time control: stopped clocks of either kind.
+fn check_clock(c: &ClockReq) -> Result<Clocks, ApiError> {
+    let invalid = |m: &str| ApiError::new(ErrorCode::InvalidField, m.to_string());
+    match (c.initial_ms, c.increment_ms, &c.days_per_turn) {
+        (None, None, Some(d)) => {
+            let (lo, hi) = DAYS_PER_TURN;
+            match d.as_u64() {
+                Some(n) if (u64::from(lo)..=u64::from(hi)).contains(&n) => Ok(Clocks::days(n as u32)),
+                _ => Err(invalid(&format!("clock.days_per_turn: a whole number from {lo} to {hi}"))),
+            }
+        }
+        (Some(initial_ms), Some(increment_ms), None) => {
+            if !(1000..=MAX_CLOCK_MS).contains(&initial_ms) || increment_ms > 3_600_000 {
+                return Err(invalid("clock: initial_ms from 1000 to 86400000, increment_ms at most 3600000"));
+            }
+            Ok(Clocks::of(TimeControl { initial_ms, increment_ms }))
+        }
+        (_, _, Some(_)) => Err(invalid("clock: either days_per_turn or initial_ms and increment_ms, not both")),
+        _ => Err(invalid("clock: initial_ms and increment_ms, or days_per_turn")),
+    }
 }
 
 /// A team game's settings (issue 42).
@@ -76,6 +111,9 @@ pub(super) struct TeamsReq {
     mode: String,
     #[serde(default)]
     vote_ms: Option<u64>,
+    /// Listed by `GET /api/online/teams` while unfinished.
+    #[serde(default)]
+    public: bool,
 }
 
 /// Checks a team game's settings: its mode and vote length.
@@ -124,14 +162,7 @@ pub(super) async fn create_room(
         }
         _ => return Err(ApiError::new(ErrorCode::InvalidField, "side: south, north or random")),
     };
-    if let Some(c) = req.clock {
-        if c.initial_ms < 1000 || c.initial_ms > MAX_CLOCK_MS || c.increment_ms > 3_600_000 {
-            return Err(ApiError::new(
-                ErrorCode::InvalidField,
-                "clock: initial_ms from 1000 to 86400000, increment_ms at most 3600000",
-            ));
-        }
-    }
+    let clocks = req.clock.as_ref().map(check_clock).transpose()?;
     let name = check_name(req.name)?;
     let teams = req.teams.as_ref().map(check_teams).transpose()?;
     let limits = &s.inner.limits;
@@ -172,8 +203,9 @@ pub(super) async fn create_room(
     let id = random_secret(10);
     let tokens = [random_secret(32), random_secret(32)];
     let invite = random_secret(24);
-    let now = now_ms();
-    let mut room = Room::new(id.clone(), ruleset, side, tokens.clone(), invite.clone(), req.clock, now);
+    let now = s.now();
+    let mut room = Room::new(id.clone(), ruleset, side, tokens.clone(), invite.clone(), None, now);
+    room.clocks = clocks.clone();
     room.seats[side.index()].name = name.clone();
     let token = tokens[side.index()].clone();
     let mut team_ops = Vec::new();
@@ -191,7 +223,8 @@ pub(super) async fn create_room(
             captain: true,
             removed: false,
         });
-        team_ops.push(Op::Teams { id: id.clone(), mode, vote_ms, invites });
+        let public = req.teams.as_ref().is_some_and(|t| t.public);
+        team_ops.push(Op::Teams { id: id.clone(), mode, vote_ms, invites, public });
         team_ops.push(Op::Join {
             id: id.clone(),
             side,
@@ -212,7 +245,8 @@ pub(super) async fn create_room(
         invite: invite.clone(),
         creator: side,
         name,
-        control: req.clock,
+        control: clocks.as_ref().map(|c| c.control),
+        days_per_turn: clocks.as_ref().and_then(|c| c.days_per_turn),
         created: now,
         creator_addr: addr.map(|a| a.to_string()),
     };
@@ -291,7 +325,7 @@ pub(super) async fn join_team(
     let captain = teams.active(side).all(|m| !m.captain);
     let member = random_secret(12);
     let token = random_secret(32);
-    let now = now_ms();
+    let now = s.now();
     let op = Op::Join {
         id: id.clone(),
         side,
@@ -366,7 +400,8 @@ pub(super) async fn claim_seat(
             "name: looks like the name of the other player of this game; choose another",
         ));
     }
-    let claimed = s.inner.store.write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now_ms() }).await;
+    let now = s.now();
+    let claimed = s.inner.store.write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now }).await;
     if let Err(e) = claimed {
         if let super::store::StoreError::SeatTaken(_) = e {
             // Claimed through another node first: this copy catches up, the claim is refused.
@@ -375,7 +410,6 @@ pub(super) async fn claim_seat(
         }
         return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
     }
-    let now = now_ms();
     room.commit_claim(side, &name, now);
     let token = room.seats[side.index()].token.clone();
     // Broadcast as a "seats" update: `you` differs per connection, so no full state.
@@ -404,7 +438,7 @@ pub(super) async fn get_room(
 ) -> Result<Response, ApiError> {
     let h = find_room(&s, &id).await?;
     let room = h.room.lock().await;
-    let state = h.state_of(&room, None, now_ms(), q.positions.unwrap_or(0) != 0);
+    let state = h.state_of(&room, None, s.now(), q.positions.unwrap_or(0) != 0);
     drop(room);
     Ok(Json(PublicState { state, kind: "state", presence: h.presence_json() }).into_response())
 }
@@ -419,7 +453,12 @@ pub(super) async fn get_record(State(s): State<OnlineState>, Path(id): Path<Stri
     rec.set_tag("Date", &date(room.created));
     rec.set_tag("Site", &format!("matombo online, game {}", room.id));
     if let Some(c) = &room.clocks {
-        rec.set_tag("TimeControl", &format!("{}+{}", c.control.initial_ms / 1000, c.control.increment_ms / 1000));
+        let tc = match c.days_per_turn {
+            // One turn per span of seconds, as PGN writes a correspondence control.
+            Some(_) => format!("1/{}", c.control.initial_ms / 1000),
+            None => format!("{}+{}", c.control.initial_ms / 1000, c.control.increment_ms / 1000),
+        };
+        rec.set_tag("TimeControl", &tc);
     }
     let body = rec.to_string();
     let id = room.id.clone();
@@ -480,7 +519,7 @@ pub(super) async fn leaderboard(
     let g = super::rating::group(&group).ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such rating group"))?;
     let limit = q.limit.unwrap_or(50).min(200);
     let offset = q.offset.unwrap_or(0);
-    let since = now_ms().saturating_sub(365 * 24 * 3600 * 1000);
+    let since = s.now().saturating_sub(365 * 24 * 3600 * 1000);
     let rows = s
         .inner
         .store

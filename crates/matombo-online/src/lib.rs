@@ -39,6 +39,7 @@ pub mod room;
 mod server;
 pub mod store;
 pub mod team;
+mod teamlist;
 mod teamws;
 mod views;
 mod ws;
@@ -50,6 +51,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use error::ApiError;
+pub use handle::Clock;
 pub use server::{routes, PAGE_PATHS};
 pub use store::{Db, GameStore, StoreError};
 
@@ -112,6 +114,8 @@ pub struct Limits {
     /// Connections kept for newcomers: past `max_connections - newcomer_slots`, an
     /// address already holding [`NEWCOMER_CONNECTIONS`] connections is refused.
     pub newcomer_slots: usize,
+    /// The server's time (tests move it forward; see [`Clock`]).
+    pub clock: Clock,
 }
 
 /// An address holding fewer connections than this is a newcomer (see
@@ -145,6 +149,7 @@ impl Default for Limits {
             room_players_chat_per_sec: 4.0,
             lobby_per_addr: 16,
             newcomer_slots: 400,
+            clock: Clock::default(),
         }
     }
 }
@@ -269,7 +274,7 @@ impl OnlineState {
         };
         let store =
             store::sqlite::SqliteStore::open(&path).map_err(|e| OnlineError(format!("{}: {e}", path.display())))?;
-        let now = handle::now_ms();
+        let now = limits.clock.now();
         let (unclaimed_before, idle_before) = lifecycle::expiry_bounds(&limits, now);
         let rooms =
             store.load_unfinished(now, unclaimed_before, idle_before).map_err(|e| OnlineError(e.to_string()))?;
@@ -287,7 +292,7 @@ impl OnlineState {
     /// unreachable fails here, with a message that says so.
     pub async fn connect(db: &Db, limits: Limits) -> Result<OnlineState, OnlineError> {
         let store = store::open(db).await.map_err(|e| OnlineError(format!("{}: {e}", db.describe())))?;
-        let now = handle::now_ms();
+        let now = limits.clock.now();
         let (unclaimed_before, idle_before) = lifecycle::expiry_bounds(&limits, now);
         let rooms =
             store.load_unfinished(now, unclaimed_before, idle_before).await.map_err(|e| OnlineError(e.to_string()))?;
@@ -375,6 +380,11 @@ impl OnlineState {
     /// with SQLite; with PostgreSQL, the node holding the leader's lock.
     pub fn is_leader(&self) -> bool {
         self.inner.cluster.as_ref().is_none_or(|c| c.leader.is_leader())
+    }
+
+    /// The server's time (Unix ms).
+    pub(crate) fn now(&self) -> u64 {
+        self.inner.limits.clock.now()
     }
 
     /// Whether the store is shared with other nodes (PostgreSQL).

@@ -8,7 +8,7 @@ use std::time::Duration;
 use matombo_api::online::{LobbyOut, RatingChange, RatingPoint, RoomMsg};
 use matombo_core::Outcome;
 
-use super::handle::{now_ms, RoomHandle};
+use super::handle::RoomHandle;
 use super::room::Room;
 use super::store::Op;
 use super::views::{clock_json, outcome_json};
@@ -132,7 +132,7 @@ pub(super) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
                 if room.game.is_over() || h.closed.load(Ordering::Acquire) {
                     break;
                 }
-                let now = now_ms();
+                let now = s.now();
                 if let Some(o) = room.flag_due(now) {
                     if end_game(&s, &h, &mut room, o, now).await.is_err() {
                         // Storage failed; try again shortly.
@@ -157,7 +157,7 @@ pub(super) fn watch_clock(s: OnlineState, h: Arc<RoomHandle>) {
                 }
             };
             let Some(deadline) = deadline else { break };
-            let wait = Duration::from_millis(deadline.saturating_sub(now_ms()));
+            let wait = Duration::from_millis(deadline.saturating_sub(s.now()));
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
                 _ = h.clock_changed.notified() => {}
@@ -227,7 +227,7 @@ pub(super) fn sweep_expired(s: &OnlineState) {
             if !s.is_leader() {
                 continue;
             }
-            let now = now_ms();
+            let now = s.now();
             // Votes past their time in rooms no node may hold any more (its node died):
             // the leader takes the room up and its clock watch closes the vote.
             if let Ok(ids) = s.inner.store.due_votes(now).await {

@@ -29,7 +29,7 @@ use super::lifecycle::watch_clock;
 use super::protocol::{self, LobbyMsg, SideChoice};
 use super::pump::{pump, Feed, Session};
 use super::rating::{group_of, Rating};
-use super::room::{Room, TimeControl};
+use super::room::{Clocks, Room, TimeControl};
 use super::store::{round2, Op, StoreError};
 use super::views::{links, side_json};
 use super::OnlineState;
@@ -208,7 +208,7 @@ impl Lobby {
 pub(crate) async fn create_bound_room(
     s: &OnlineState,
     ruleset: Ruleset,
-    clock: Option<TimeControl>,
+    clock: Option<Clocks>,
     rated: bool,
     listed: bool,
     players: [(Option<String>, String, Option<f64>); 2],
@@ -217,11 +217,15 @@ pub(crate) async fn create_bound_room(
     let id = random_secret(10);
     let tokens = [random_secret(32), random_secret(32)];
     let invite = random_secret(24);
-    let now = now_ms();
-    let mut room = Room::new(id.clone(), ruleset, Side::South, tokens.clone(), invite.clone(), clock, now);
+    let now = s.now();
+    let mut room = Room::new(id.clone(), ruleset, Side::South, tokens.clone(), invite.clone(), None, now);
+    room.clocks = clock.clone();
     room.seats[0].name = players[0].1.clone();
     room.commit_claim(Side::North, &players[1].1, now);
-    let rated = rated && players.iter().all(|p| p.0.is_some()) && players[0].0 != players[1].0;
+    let days_per_turn = clock.as_ref().and_then(|c| c.days_per_turn);
+    // Correspondence games are casual.
+    let rated =
+        rated && days_per_turn.is_none() && players.iter().all(|p| p.0.is_some()) && players[0].0 != players[1].0;
     let op = Op::Many(vec![
         Op::Create {
             id: id.clone(),
@@ -231,7 +235,8 @@ pub(crate) async fn create_bound_room(
             invite,
             creator: Side::South,
             name: players[0].1.clone(),
-            control: clock,
+            control: clock.map(|c| c.control),
+            days_per_turn,
             created: now,
             // After a restart the room counts against this address's quota.
             creator_addr: charge.first_addr().map(|a| a.to_string()),
@@ -311,7 +316,8 @@ async fn start_match(
     let (south, north) = if a_side == Side::South { (&a, &b) } else { (&b, &a) };
     let seat = |p: &PlayerRef| (Some(p.id.clone()), p.name.clone(), Some(p.rating.rating));
     let (id, tokens) =
-        create_bound_room(s, t.ruleset, t.clock, t.rated, t.listed, [seat(south), seat(north)], charge).await?;
+        create_bound_room(s, t.ruleset, t.clock.map(Clocks::of), t.rated, t.listed, [seat(south), seat(north)], charge)
+            .await?;
     let challenge = t.challenge;
     for (side, p) in [(Side::South, south), (Side::North, north)] {
         let token = &tokens[side.index()];

@@ -11,6 +11,12 @@ pub use matombo_api::online::TimeControl;
 /// Longest time control accepted (one day per side), so that sums never overflow.
 pub const MAX_CLOCK_MS: u64 = 24 * 3600 * 1000;
 
+/// One day in milliseconds.
+pub const DAY_MS: u64 = 24 * 3600 * 1000;
+
+/// The days per turn a correspondence game may have.
+pub const DAYS_PER_TURN: (u32, u32) = (1, 14);
+
 /// The server-side clocks of a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clocks {
@@ -21,9 +27,33 @@ pub struct Clocks {
     /// When the side to move's clock started running; `None` while stopped (before both
     /// seats are taken, and after the end).
     pub running_since: Option<u64>,
+    /// A correspondence game's days per turn: each side's time is the whole span again
+    /// after every turn, so the deadline is the last turn (or the start) plus the span.
+    pub days_per_turn: Option<u32>,
 }
 
 impl Clocks {
+    /// Stopped clocks of `control` (a clock per side).
+    pub fn of(control: TimeControl) -> Clocks {
+        Clocks { control, remaining: [control.initial_ms; 2], running_since: None, days_per_turn: None }
+    }
+
+    /// Stopped clocks of a correspondence game: `days` per turn, no increment.
+    pub fn days(days: u32) -> Clocks {
+        let span = u64::from(days) * DAY_MS;
+        Clocks {
+            control: TimeControl { initial_ms: span, increment_ms: 0 },
+            remaining: [span; 2],
+            running_since: None,
+            days_per_turn: Some(days),
+        }
+    }
+
+    /// The same time control, stopped at its start (for a rematch).
+    pub fn fresh(&self) -> Clocks {
+        self.days_per_turn.map_or(Clocks::of(self.control), Clocks::days)
+    }
+
     /// Time left for `side` at `now` (the running side's clock counts down).
     pub fn left(&self, side: Side, to_move: Side, now: u64) -> u64 {
         let r = self.remaining[side.index()];
@@ -160,8 +190,7 @@ impl Room {
             Seat { token: n, claimed: false, name: String::new() },
         ];
         seats[creator.index()].claimed = true;
-        let clocks =
-            control.map(|c| Clocks { control: c, remaining: [c.initial_ms, c.initial_ms], running_since: None });
+        let clocks = control.map(Clocks::of);
         Room { id, game: Game::new(Position::start(ruleset)), seats, invite, clocks, created, teams: None }
     }
 
@@ -294,6 +323,10 @@ impl Room {
         let remaining = self.clocks.as_ref().map(|c| {
             let mut r = c.remaining;
             let i = side.index();
+            if c.days_per_turn.is_some() {
+                // Correspondence: the next side to move has the whole span again.
+                return [c.control.initial_ms; 2];
+            }
             let spent = c.running_since.map_or(0, |t| now.saturating_sub(t));
             r[i] = (r[i].saturating_sub(spent) + c.control.increment_ms).min(2 * MAX_CLOCK_MS);
             r
@@ -400,6 +433,22 @@ mod tests {
         r.commit_end(o, 1310);
         assert!(r.game.is_over());
         assert_eq!(r.clocks.unwrap().remaining, [800, 0]);
+    }
+
+    #[test]
+    fn days_per_turn_restart_the_span_at_each_turn() {
+        let mut r = room(None);
+        r.clocks = Some(Clocks::days(2));
+        let span = 2 * DAY_MS;
+        r.commit_claim(Side::North, "", 1000);
+        assert_eq!(r.clocks.as_ref().unwrap().deadline(Side::South), Some(1000 + span));
+        play(&mut r, Side::South, 0, "B2=", 1000 + DAY_MS);
+        let c = r.clocks.clone().unwrap();
+        assert_eq!(c.remaining, [span, span]);
+        assert_eq!(c.deadline(Side::North), Some(1000 + DAY_MS + span));
+        assert_eq!(r.flag_due(1000 + DAY_MS + span - 1), None);
+        let o = r.flag_due(1000 + DAY_MS + span).unwrap();
+        assert_eq!((o.winner, o.termination), (Some(Side::South), Termination::TimeForfeit));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use axum::Router;
 use crate::http::{archive, claim_seat, create_room, get_record, get_room, groups, join_team, leaderboard, player};
 use crate::lobby::{get_challenge, lobby_upgrade};
 use crate::methods::{get_only, post_only};
+use crate::teamlist::public_teams;
 use crate::ws::ws_upgrade;
 use crate::OnlineState;
 
@@ -39,6 +40,7 @@ pub fn routes(state: OnlineState) -> Router {
         .route("/api/online/rooms/{id}/record", get_only(get_record))
         .route("/api/online/rooms/{id}/ws", get_only(ws_upgrade))
         .route("/api/online/archive", get_only(archive))
+        .route("/api/online/teams", get_only(public_teams))
         .route("/api/online/lobby/ws", get_only(lobby_upgrade))
         .route("/api/online/groups", get_only(groups))
         .route("/api/online/challenges/{id}", get_only(get_challenge))

@@ -13,7 +13,7 @@ use matombo_api::ErrorCode;
 use matombo_core::Side;
 
 use super::budget::Bucket;
-use super::handle::{now_ms, Audience, RoomHandle};
+use super::handle::{Audience, RoomHandle};
 use super::http::{room_error, team_error};
 use super::lifecycle::{end_game, watch_clock};
 use super::protocol::ClientMsg;
@@ -39,7 +39,7 @@ impl TeamBudget {
 /// The state as one connection sees it: with its member id, its team's marks and the
 /// vote in progress on its side's turn (team members only).
 pub(super) fn state_for(h: &RoomHandle, room: &Room, seat: Option<Side>, member: Option<&str>) -> RoomState {
-    let mut v = h.state_of(room, seat, now_ms(), false);
+    let mut v = h.state_of(room, seat, h.clock.now(), false);
     if let (Some(m), Some(t)) = (member, &room.teams) {
         if let (Some(me), Some(team)) = (t.member(m), v.team.as_mut()) {
             // The state goes out as his connection opens: he is online.
@@ -176,7 +176,7 @@ fn team_chat(x: &mut RoomSession, member: &str, side: Side, text: String) -> Vec
     if let Err(why) = super::audience::take_chat(&x.s, &x.h, true) {
         return vec![error_msg(ErrorCode::RateLimited, &why, None)];
     }
-    let v = RoomMsg::Chat { channel: "team", from: member.to_string(), name: x.chat.name.clone(), text, at: now_ms() };
+    let v = RoomMsg::Chat { channel: "team", from: member.to_string(), name: x.chat.name.clone(), text, at: x.s.now() };
     to_team(&x.s, &x.h, side, Some(member.to_string()), &v, false);
     Vec::new()
 }
@@ -229,7 +229,7 @@ async fn propose(x: &mut RoomSession, member: &str, side: Side, turn: &str) -> V
     let (s, h) = (&x.s, &x.h);
     let room = h.room.lock().await;
     let ply = room.ply();
-    match room.check_turn(Some(side), ply, turn, now_ms()) {
+    match room.check_turn(Some(side), ply, turn, s.now()) {
         Ok(TurnCheck::New(p)) => {
             let v = RoomMsg::Proposal {
                 ply,
@@ -277,7 +277,7 @@ async fn vote(x: &mut RoomSession, member: &str, side: Side, ply: u32, turn: &st
     }
     let (s, h) = (&x.s, &x.h);
     let mut room = h.room.lock().await;
-    let now = now_ms();
+    let now = s.now();
     if let Some(o) = room.flag_due(now) {
         let _ = end_game(s, h, &mut room, o, now).await;
     }
@@ -359,7 +359,7 @@ pub(super) async fn close_vote(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut 
     let Some(v) = room.teams.as_ref().and_then(|t| t.vote.clone()) else { return Vec::new() };
     let Some(winner) = v.winner() else { return Vec::new() };
     let side = room.to_move();
-    let now = now_ms();
+    let now = s.now();
     if let Some(json) = votes_json(room, side) {
         to_team(s, h, side, None, &RoomMsg::Votes(json), false);
     }

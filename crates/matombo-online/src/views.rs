@@ -32,6 +32,8 @@ pub(super) fn clock_json(room: &Room, now: u64) -> Option<ClockJson> {
             south_ms: c.left(Side::South, to_move, now),
             north_ms: c.left(Side::North, to_move, now),
             running: running.then(|| side_json(to_move)),
+            days_per_turn: c.days_per_turn,
+            deadline: c.days_per_turn.and(c.deadline(to_move)).filter(|_| running),
         }
     })
 }

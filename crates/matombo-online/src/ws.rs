@@ -16,7 +16,7 @@ use matombo_core::Side;
 use tokio::sync::broadcast;
 
 use super::budget::{take_turn_budget, try_connect, Bucket};
-use super::handle::{find_room, now_ms, Audience, RoomHandle, Targeted};
+use super::handle::{find_room, Audience, RoomHandle, Targeted};
 use super::http::{room_error, ApiError, ClientAddr};
 use super::lifecycle::{closed_message, end_game, finished, watch_clock};
 use super::protocol::{self, ClientMsg};
@@ -309,7 +309,7 @@ pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Messa
             }
             // Plain text, relayed as a JSON string: never read as markup here.
             let channel = if seat.is_some() { "players" } else { "spectators" };
-            let v = RoomMsg::Chat { channel, from: chat.me.clone(), name: chat.name.clone(), text, at: now_ms() };
+            let v = RoomMsg::Chat { channel, from: chat.me.clone(), name: chat.name.clone(), text, at: s.now() };
             let to = if seat.is_some() { Audience::Players } else { Audience::Spectators };
             h.target(to, Some(chat.me.clone()), &v);
             s.publish_targeted(&h.id, to, Some(chat.me.clone()), &v);
@@ -345,7 +345,7 @@ pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Messa
                     Some(room.ply()),
                 )];
             }
-            if let Err(e) = s.inner.store.write(Op::Abort { id: room.id.clone(), at: now_ms() }).await {
+            if let Err(e) = s.inner.store.write(Op::Abort { id: room.id.clone(), at: s.now() }).await {
                 return vec![error_msg(ErrorCode::Storage, &e.to_string(), Some(0))];
             }
             h.closed.store(true, Ordering::Release);
@@ -364,7 +364,7 @@ pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Messa
         ClientMsg::Rematch {} => rematch(s, h, seat, addr).await,
         ClientMsg::Resign {} => {
             let mut room = h.room.lock().await;
-            let now = now_ms();
+            let now = s.now();
             let outcome = match room.check_resign(seat) {
                 Ok(o) => o,
                 Err(e) => return vec![error_msg(room_error(&e), &e.to_string(), Some(room.ply()))],
@@ -388,7 +388,7 @@ pub(super) async fn handle_message(x: &mut RoomSession, text: &str) -> Vec<Messa
                     return vec![error_msg(ErrorCode::RateLimited, &why, Some(ply))];
                 }
             }
-            let now = now_ms();
+            let now = s.now();
             if let Some(o) = room.flag_due(now) {
                 let _ = end_game(s, h, &mut room, o, now).await;
             }
@@ -456,7 +456,7 @@ pub(super) async fn play_checked(
             // store decides. The client gets the winner's turn, as a
             // resynchronisation, and may play on from there.
             super::bus::reload(s, h, room).await;
-            let now = now_ms();
+            let now = s.now();
             let mut out = vec![error_msg(
                 ErrorCode::Stale,
                 &format!("turn {} was played first by another connection", p.ply),
@@ -488,7 +488,7 @@ pub(super) async fn play_checked(
         token: p.token.to_string(),
         side: side_json(p.side),
         position: room.game.position().to_string(),
-        clock: clock_json(room, now_ms()),
+        clock: clock_json(room, s.now()),
         outcome: outcome_json(end),
     };
     h.send(&v);
@@ -513,7 +513,7 @@ async fn rematch(s: &OnlineState, h: &Arc<RoomHandle>, seat: Option<Side>, addr:
     }
     let (ruleset, clock, names) = (
         room.ruleset(),
-        room.clocks.as_ref().map(|c| c.control),
+        room.clocks.as_ref().map(|c| c.fresh()),
         [room.seats[0].name.clone(), room.seats[1].name.clone()],
     );
     drop(room);

@@ -2,7 +2,8 @@
 //! before players and ratings (`matombo serve` 0.1.0 of 2026-12-03, schema version 1),
 //! through its HTTP API and WebSocket: a tsoro:8 game South resigned after three turns, an
 //! nsolo:8 game in progress after two, and a tsoro:21 room whose invitation was never taken.
-//! Today's code opens a copy of it and keeps its games.
+//! Today's code opens a copy of it, keeps its games and brings it to the current schema
+//! (version 4: correspondence deadlines, public team games).
 
 mod common;
 
@@ -58,7 +59,21 @@ async fn a_database_of_the_previous_release_keeps_its_games() {
     // Brought up to the current schema: players, ratings and teams are there.
     let c = rusqlite::Connection::open(&db).unwrap();
     let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(v, 3);
+    assert_eq!(v, 4);
+    // Correspondence games and public team games: none in the old database.
+    let n: i64 = c
+        .query_row("SELECT COUNT(*) FROM rooms WHERE days_per_turn IS NOT NULL OR deadline IS NOT NULL", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(n, 0);
+    let n: i64 = c.query_row("SELECT COUNT(*) FROM teams WHERE listed", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 0);
+    assert_eq!(done["clock"]["initial_ms"], 300000, "{done}");
+    assert_eq!(done["clock"]["days_per_turn"], Value::Null);
+    assert_eq!(done["clock"]["deadline"], Value::Null);
+    let (st, teams) = get(addr, "/api/online/teams").await;
+    assert_eq!((st, teams), (200, serde_json::json!({"games": []})));
     let n: i64 = c.query_row("SELECT COUNT(*) FROM team_members", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
     let n: i64 = c.query_row("SELECT COUNT(*) FROM players", [], |r| r.get(0)).unwrap();

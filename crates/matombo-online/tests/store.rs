@@ -62,6 +62,7 @@ fn create(id: &str, ruleset: &str) -> Op {
         creator: Side::South,
         name: "Rudo".into(),
         control: None,
+        days_per_turn: None,
         created: 1_000,
         creator_addr: Some("127.0.0.1".into()),
     }
@@ -162,8 +163,13 @@ async fn team_members_captaincy_votes_and_marks_are_stored_on_every_backend() {
         // A plain room has no teams.
         s.write(create("p1", "nsolo:8")).await.unwrap();
         assert!(s.load_room("p1".into(), 3_000).await.unwrap().unwrap().teams.is_none(), "{kind}");
-        let teams =
-            Op::Teams { id: "t1".into(), mode: TeamMode::Vote, vote_ms: 5_000, invites: ["si".into(), "ni".into()] };
+        let teams = Op::Teams {
+            id: "t1".into(),
+            mode: TeamMode::Vote,
+            vote_ms: 5_000,
+            invites: ["si".into(), "ni".into()],
+            public: false,
+        };
         s.write(Op::Many(vec![create("t1", "nsolo:8"), teams, join("t1", Side::South, "ma", true)])).await.unwrap();
         s.write(join("t1", Side::North, "mb", true)).await.unwrap();
         s.write(join("t1", Side::South, "mc", false)).await.unwrap();
@@ -477,4 +483,71 @@ async fn a_pg_dump_of_the_store_restores_with_every_game() {
     let restored = r.player("ana".into()).await.unwrap().unwrap();
     assert_eq!((restored.ratings[0].1.rating, restored.ratings[0].2), (ana.ratings[0].1.rating, 1));
     assert_eq!(r.rating_changes("done".into()).await.unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn correspondence_deadlines_and_public_team_games_on_every_backend() {
+    use matombo_online::room::{Room, TimeControl};
+    use matombo_online::team::TeamMode;
+    const DAY: u64 = 86_400_000;
+    let corr = |id: &str, days: u32| {
+        let mut op = create(id, "tsoro:8");
+        if let Op::Create { control, days_per_turn, .. } = &mut op {
+            *control = Some(TimeControl { initial_ms: u64::from(days) * DAY, increment_ms: 0 });
+            *days_per_turn = Some(days);
+        }
+        op
+    };
+    let deadline = |r: Room| r.clocks.as_ref().and_then(|c| c.deadline(r.to_move()));
+    for (kind, db) in backends("corr").await {
+        let s = store::open(&db).await.unwrap();
+        s.write(corr("c1", 2)).await.unwrap();
+        s.write(corr("c2", 1)).await.unwrap();
+        assert_eq!(deadline(s.load_room("c1".into(), 1_500).await.unwrap().unwrap()), None, "{kind}: not yet");
+        s.write(claim("c1")).await.unwrap();
+        let room = s.load_room("c1".into(), 3_000).await.unwrap().unwrap();
+        assert_eq!(room.clocks.as_ref().unwrap().days_per_turn, Some(2), "{kind}");
+        assert_eq!(deadline(room), Some(2_000 + 2 * DAY), "{kind}: from the claim");
+        // Idle for days: not closed; the invitation of one day not taken: closed.
+        let closed = s.write(Op::Expire { now: DAY + 1_001, unclaimed_before: DAY, idle_before: DAY }).await.unwrap();
+        assert_eq!(closed, vec!["c2".to_string()], "{kind}");
+        let t = first_turn("tsoro:8");
+        let turn = Op::Turn { id: "c1".into(), ply: 0, token: t, remaining: Some([2 * DAY; 2]), at: 5_000, end: None };
+        s.write(turn).await.unwrap();
+        assert_eq!(deadline(s.load_room("c1".into(), 6_000).await.unwrap().unwrap()), Some(5_000 + 2 * DAY));
+        assert!(s.due_votes(5_000 + 2 * DAY - 1).await.unwrap().is_empty(), "{kind}");
+        assert_eq!(s.due_votes(5_000 + 2 * DAY).await.unwrap(), vec!["c1".to_string()], "{kind}");
+        // A start after the deadline: one more hour, kept in the store.
+        let now = 10 * DAY;
+        let rooms = s.load_unfinished(now, 0, 0).await.unwrap();
+        assert_eq!(rooms.len(), 1, "{kind}");
+        assert_eq!(deadline(rooms.into_iter().next().unwrap().0), Some(now + store::RESTART_GRACE_MS));
+        assert_eq!(deadline(s.load_room("c1".into(), now).await.unwrap().unwrap()), Some(now + 3_600_000));
+        s.write(resign("c1", Side::South)).await.unwrap();
+        assert!(s.due_votes(100 * DAY).await.unwrap().is_empty(), "{kind}: over");
+
+        // Public team games: listed newest first until finished; private ones never.
+        for (id, public, created) in [("p1", true, 1_000), ("p2", false, 2_000), ("p3", true, 3_000)] {
+            let mut op = create(id, "nsolo:8");
+            if let Op::Create { created: c, .. } = &mut op {
+                *c = created;
+            }
+            let invites = [format!("{id}si"), format!("{id}ni")];
+            let teams = Op::Teams { id: id.into(), mode: TeamMode::Any, vote_ms: 5_000, invites, public };
+            s.write(Op::Many(vec![op, teams, join(id, Side::South, &format!("{id}m"), true)])).await.unwrap();
+        }
+        s.write(join("p1", Side::North, "p1x", true)).await.unwrap();
+        s.write(join("p1", Side::North, "p1y", false)).await.unwrap();
+        let rows = s.public_teams(50).await.unwrap();
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["p3", "p1"], "{kind}");
+        let p1 = &rows[1];
+        assert_eq!((p1.mode.as_str(), p1.created, p1.creator.as_str()), ("any", 1_000, "p1m-name"), "{kind}");
+        assert_eq!((p1.members, p1.invites.clone()), ([1, 2], ["p1si".to_string(), "p1ni".to_string()]));
+        assert_eq!((p1.control, p1.days_per_turn), (None, None));
+        assert_eq!(s.public_teams(1).await.unwrap().len(), 1);
+        s.write(resign("p3", Side::North)).await.unwrap();
+        let rows = s.public_teams(50).await.unwrap();
+        assert_eq!(rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["p1"], "{kind}");
+    }
 }

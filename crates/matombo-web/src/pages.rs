@@ -865,6 +865,11 @@ pub fn online_lobby_html(lang: &str) -> String {
 <p id="transfer-message" class="tool-message" aria-live="polite"></p>
 </details>
 </section>
+<section class="panel your-games" id="your-games-panel" aria-labelledby="your-games-title">
+<h2 id="your-games-title">{your_games}</h2>
+<ul id="your-games" class="plain"></ul>
+<p id="no-your-games" class="muted">{no_your_games}</p>
+</section>
 <section class="panel quick" id="quick" aria-labelledby="quick-title">
 <h2 id="quick-title">{quick_pairing}</h2>
 <p class="muted">{quick_help}</p>
@@ -888,7 +893,13 @@ pub fn online_lobby_html(lang: &str) -> String {
 <label>{your_side} <select name="side"><option value="random">{random}</option><option value="south">{south_first}</option><option value="north">{north}</option></select></label>
 <label>{minutes} <input name="minutes" type="number" min="0" max="1440" step="1" placeholder="{no_clock}"></label>
 <label>{increment} <input name="increment" type="number" min="0" max="3600" step="1" value="0"></label>
+<label>{days_per_turn} <select name="days" id="create-days"><option value="">–</option><option>1</option><option>2</option><option>3</option><option>5</option><option>7</option><option>14</option></select></label>
 </div>
+<fieldset class="who" id="create-teams-box"><legend>{team_game}</legend>
+<label>{team_mode} <select name="teams" id="create-teams"><option value="">{team_none}</option><option value="any">{team_mode_any}</option><option value="captain">{team_mode_captain}</option><option value="vote">{team_mode_vote}</option></select></label>
+<label class="team-only vote-only" hidden>{vote_seconds} <input name="vote_s" id="create-vote-s" type="number" min="2" max="86400" step="1" value="30"></label>
+<label class="check team-only" hidden><input type="checkbox" name="public" id="create-public"> {team_public}</label>
+</fieldset>
 <fieldset class="who"><legend>{who_may_join}</legend>
 <label class="check"><input type="radio" name="open" value="open" checked> {open_to_all}</label>
 <label class="check"><input type="radio" name="open" value="link"> {link_only}</label>
@@ -898,6 +909,11 @@ pub fn online_lobby_html(lang: &str) -> String {
 <button type="submit" class="primary" id="btn-create">{create_game}</button>
 <p id="error" class="tool-message error" role="alert"></p>
 </form>
+</section>
+<section class="panel public-teams" id="public-teams-panel" hidden aria-labelledby="public-teams-title">
+<h2 id="public-teams-title">{public_team_games}</h2>
+<ul id="public-teams" class="plain"></ul>
+<p id="no-public-teams" class="muted">{no_public_team_games}</p>
 </section>
 <section class="panel live" aria-labelledby="live-title">
 <h2 id="live-title">{games_in_progress}</h2>
@@ -946,6 +962,19 @@ pub fn online_lobby_html(lang: &str) -> String {
             .replace("{turns}", &matombo_online::rating::MIN_TURNS_EACH.to_string())
             .replace("{games}", &matombo_online::rating::RATED_PER_PAIR_PER_DAY.to_string()),
         games_in_progress = w("games_in_progress"),
+        your_games = w("your_games"),
+        no_your_games = w("no_your_games"),
+        days_per_turn = w("days_per_turn"),
+        team_game = w("team_game"),
+        team_mode = w("team_mode"),
+        team_none = w("team_none"),
+        team_mode_any = w("team_mode_any"),
+        team_mode_captain = w("team_mode_captain"),
+        team_mode_vote = w("team_mode_vote"),
+        vote_seconds = w("vote_seconds"),
+        team_public = w("team_public"),
+        public_team_games = w("public_team_games"),
+        no_public_team_games = w("no_public_team_games"),
         no_games_in_progress = w("no_games_in_progress"),
         archive = esc(&t.href("online-archive", lang, "")),
         finished_games = w("finished_games"),
@@ -1010,6 +1039,23 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
 <p id="rematch-status" class="tool-message" aria-live="polite"></p>
 <p id="error" class="tool-message error" role="alert"></p>
 </section>
+<section class="panel team" id="team-panel" hidden aria-labelledby="team-title">
+<h2 id="team-title">{teams_title}</h2>
+<p id="team-mode" class="muted"></p>
+<div class="rosters"><div><h3>{south}</h3><ul class="plain roster" id="roster-south"></ul></div><div><h3>{north}</h3><ul class="plain roster" id="roster-north"></ul></div></div>
+<div id="team-tools" hidden>
+<p id="vote-status" class="vote-status" aria-live="polite" hidden></p>
+<div id="proposals-box" hidden><h3>{proposals}</h3><ul class="plain" id="proposals"></ul><p id="no-proposals" class="muted">{no_proposals}</p></div>
+<div class="button-row"><button type="button" id="btn-mark" aria-pressed="false">{mark_mode}</button><button type="button" id="btn-mark-clear">{marks_clear}</button></div>
+<p class="muted">{marks_help}</p>
+</div>
+<p id="team-message" class="tool-message" aria-live="polite"></p>
+</section>
+<section class="panel chat team-chat" id="chat-team" hidden aria-labelledby="chat-team-title">
+<h2 id="chat-team-title">{chat_team}</h2>
+<ol class="chat-log" id="chat-log-team" aria-live="polite"></ol>
+<form class="chat-form inline-form" data-channel="team"><input maxlength="300" autocomplete="off" aria-label="{chat_team_message}"><button type="submit">{send}</button></form>
+</section>
 <section class="panel moves-panel" aria-labelledby="moves-title">
 <h2 id="moves-title">{moves}</h2>
 <div class="button-row nav" id="nav"><button type="button" id="nav-first" aria-label="{first}">|&lt;</button><button type="button" id="nav-prev" aria-label="{prev}">&lt;</button><button type="button" id="nav-next" aria-label="{next}">&gt;</button><button type="button" id="nav-last" aria-label="{last}">&gt;|</button></div>
@@ -1028,6 +1074,8 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
 <section class="panel links" aria-labelledby="links-title">
 <h2 id="links-title">{links}</h2>
 <p id="invite-row" hidden><label class="block">{invite_link} <input id="invite-link" readonly></label></p>
+<p id="join-south-row" hidden><label class="block">{join_link_south} <input id="join-south-link" readonly></label></p>
+<p id="join-north-row" hidden><label class="block">{join_link_north} <input id="join-north-link" readonly></label></p>
 <p id="seat-row" hidden><label class="block">{seat_link} <input id="seat-link" readonly></label></p>
 <p><label class="block">{watch_link} <input id="watch-link" readonly></label></p>
 <p id="spectators" class="muted"></p>
@@ -1072,6 +1120,18 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
         last = w("last_turn"),
         chat_players = w("chat_players"),
         chat_spectators = w("chat_spectators"),
+        teams_title = w("teams_title"),
+        south = w("south"),
+        north = w("north"),
+        proposals = w("proposals"),
+        no_proposals = w("no_proposals"),
+        mark_mode = w("mark_mode"),
+        marks_clear = w("marks_clear"),
+        marks_help = w("marks_help"),
+        chat_team = w("chat_team"),
+        chat_team_message = w("chat_team_message"),
+        join_link_south = w("join_link_south"),
+        join_link_north = w("join_link_north"),
         chat_message = w("chat_message"),
         send = w("send"),
         links = w("links"),

@@ -490,7 +490,7 @@ async fn a_database_of_the_earlier_schema_is_migrated_and_its_games_kept() {
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Back to the schema before expiry existed (and before players: schema 2; before
-    // teams: schema 3).
+    // teams: schema 3; before correspondence games: schema 4).
     let c = rusqlite::Connection::open(&db).unwrap();
     c.execute_batch(
         "DROP TABLE teams; DROP TABLE team_members; DROP TABLE team_votes; DROP TABLE team_marks;
@@ -498,7 +498,8 @@ async fn a_database_of_the_earlier_schema_is_migrated_and_its_games_kept() {
          DROP INDEX rooms_south_player; DROP INDEX rooms_north_player;
          ALTER TABLE rooms DROP COLUMN south_player; ALTER TABLE rooms DROP COLUMN north_player;
          ALTER TABLE rooms DROP COLUMN rated; ALTER TABLE rooms DROP COLUMN listed;
-         DROP INDEX rooms_live;
+         DROP INDEX rooms_live; DROP INDEX rooms_deadline;
+         ALTER TABLE rooms DROP COLUMN days_per_turn; ALTER TABLE rooms DROP COLUMN deadline;
          ALTER TABLE rooms DROP COLUMN last_active; ALTER TABLE rooms DROP COLUMN closed;
          ALTER TABLE rooms DROP COLUMN closed_reason; ALTER TABLE rooms DROP COLUMN creator_addr;
          PRAGMA user_version = 0;",
@@ -513,7 +514,7 @@ async fn a_database_of_the_earlier_schema_is_migrated_and_its_games_kept() {
     assert_eq!(state["you"], "south");
     let c = rusqlite::Connection::open(&db).unwrap();
     let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     let active: Option<i64> = c.query_row("SELECT last_active FROM rooms WHERE id=?1", [&id], |r| r.get(0)).unwrap();
     assert!(active.is_some(), "last activity not filled in by the migration");
 }

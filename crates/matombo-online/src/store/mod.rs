@@ -118,8 +118,10 @@ pub enum Op {
         creator: Side,
         /// The creator's name.
         name: String,
-        /// Time control.
+        /// Time control (a correspondence game's: its days as `initial_ms`, no increment).
         control: Option<TimeControl>,
+        /// A correspondence game's days per turn (its deadline is kept from the start).
+        days_per_turn: Option<u32>,
         /// Unix ms.
         created: u64,
         /// The creator's address, kept while the game is unfinished so that the rooms per
@@ -233,6 +235,8 @@ pub enum Op {
         vote_ms: u64,
         /// Each side's invitation, by `Side::index`.
         invites: [String; 2],
+        /// Listed by `GET /api/online/teams` while unfinished.
+        public: bool,
     },
     /// A member joins a side; the side's seat, if free, is taken in his name. Refused
     /// ([`StoreError::TeamFull`]) when the side has [`crate::team::MAX_MEMBERS`] members.
@@ -330,11 +334,15 @@ pub trait GameStore: Send + Sync + 'static {
     fn binding(&self, room: String) -> StoreFuture<'_, Option<Binding>>;
     /// Why a stored room was closed before its end (`unclaimed`, `abandoned`, `aborted`).
     fn closed(&self, id: String) -> StoreFuture<'_, Option<String>>;
-    /// Team games in play whose vote in progress closes at `now` or before (the leader
-    /// closes them, whichever node held them).
+    /// Games in play with something due at `now` or before: a team's vote in progress that
+    /// closes, a correspondence game's deadline (the leader ends them, whichever node held
+    /// them).
     fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>>;
-    /// Closes the rooms due (the time the server was down counts), then rebuilds every
-    /// room still in play from its turns, with its creator's address.
+    /// Public team games neither finished nor closed, newest first, at most `limit`.
+    fn public_teams(&self, limit: u32) -> StoreFuture<'_, Vec<PublicTeamRow>>;
+    /// Closes the rooms due (the time the server was down counts), gives correspondence
+    /// deadlines passed meanwhile [`RESTART_GRACE_MS`] from `now`, then rebuilds every room
+    /// still in play from its turns, with its creator's address.
     fn load_unfinished(
         &self,
         now: u64,
@@ -389,6 +397,76 @@ pub struct ArchiveEntry {
     pub created: u64,
     /// Unix ms.
     pub finished: u64,
+}
+
+/// A correspondence deadline found passed when a server starts (none ran to make the flag
+/// fall) is moved this long after the start.
+pub const RESTART_GRACE_MS: u64 = 3_600_000;
+
+/// A public team game as stored, for `GET /api/online/teams`.
+#[derive(Clone, Debug)]
+pub struct PublicTeamRow {
+    /// Room id.
+    pub id: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Team mode (`any`, `captain`, `vote`).
+    pub mode: String,
+    /// A vote's length.
+    pub vote_ms: u64,
+    /// Initial time and increment, if the game has a clock.
+    pub control: Option<TimeControl>,
+    /// A correspondence game's days per turn.
+    pub days_per_turn: Option<u32>,
+    /// Unix ms.
+    pub created: u64,
+    /// The creator's name (the first member).
+    pub creator: String,
+    /// Each side's invitation, by `Side::index`.
+    pub invites: [String; 2],
+    /// Active members by side.
+    pub members: [usize; 2],
+}
+
+/// Turns a stored time control into its pair (both columns set, else none).
+fn control_of(i: Option<i64>, n: Option<i64>) -> Option<TimeControl> {
+    match (i, n) {
+        (Some(i), Some(n)) => Some(TimeControl { initial_ms: i as u64, increment_ms: n as u64 }),
+        _ => None,
+    }
+}
+
+/// The SQL (SQLite's spelling; [`dollars`] for PostgreSQL's) that starts a correspondence
+/// game's first deadline once both seats are held: `?1` the room, `?2` the time.
+const START_DEADLINE: &str = "UPDATE rooms SET deadline = ?2 + days_per_turn * 86400000
+     WHERE id=?1 AND days_per_turn IS NOT NULL AND deadline IS NULL AND finished IS NULL
+       AND south_claimed AND north_claimed";
+
+/// The SQL that moves a correspondence game's deadline after a turn at `?2` (none once over).
+const NEXT_DEADLINE: &str = "UPDATE rooms SET deadline = CASE WHEN finished IS NULL
+       THEN ?2 + days_per_turn * 86400000 END
+     WHERE id=?1 AND days_per_turn IS NOT NULL";
+
+/// The SQL that gives deadlines passed before `?1` their grace, until `?2`, at a start.
+const GRACE_DEADLINES: &str = "UPDATE rooms SET deadline = ?2
+     WHERE deadline < ?1 AND finished IS NULL AND closed IS NULL";
+
+/// Public team games in play, newest first (`?1` the limit): id, ruleset, mode, vote
+/// length, initial and increment, days per turn, created, the creator's name, invitations,
+/// active members by side.
+const PUBLIC_TEAMS: &str = "SELECT r.id, r.ruleset, t.mode, t.vote_ms, r.initial_ms, r.increment_ms, r.days_per_turn,
+       r.created,
+       (SELECT m.name FROM team_members m WHERE m.room = r.id ORDER BY m.seq LIMIT 1),
+       t.south_invite, t.north_invite,
+       (SELECT COUNT(*) FROM team_members m WHERE m.room = r.id AND m.side = 'south' AND NOT m.removed),
+       (SELECT COUNT(*) FROM team_members m WHERE m.room = r.id AND m.side = 'north' AND NOT m.removed)
+     FROM teams t JOIN rooms r ON r.id = t.room
+     WHERE t.listed AND r.finished IS NULL AND r.closed IS NULL
+     ORDER BY r.created DESC, r.id LIMIT ?1";
+
+/// SQLite's placeholders (`?1`) in PostgreSQL's spelling (`$1`).
+fn dollars(sql: &str) -> String {
+    sql.replace('?', "$")
 }
 
 /// A room's players by side, rated, listed.
@@ -499,6 +577,10 @@ struct RoomRow {
     winner: Option<String>,
     termination: Option<String>,
     final_ms: (Option<i64>, Option<i64>),
+    /// A correspondence game's days per turn.
+    days_per_turn: Option<i64>,
+    /// Its deadline for the side to move (Unix ms).
+    deadline: Option<i64>,
 }
 
 /// A stored turn: ply, token, clocks after it.
@@ -509,10 +591,7 @@ fn rebuild(id: &str, r: RoomRow, turns: Vec<TurnRow>, now: u64) -> Result<Room, 
     let _: Ruleset = r.ruleset.parse().map_err(|e| StoreError::corrupt(id, e))?;
     let start: Position = r.start.parse().map_err(|e| StoreError::corrupt(id, e))?;
     let mut game = Game::new(start);
-    let control = match r.control {
-        (Some(i), Some(n)) => Some(TimeControl { initial_ms: i as u64, increment_ms: n as u64 }),
-        _ => None,
-    };
+    let control = control_of(r.control.0, r.control.1);
     let mut remaining = control.map(|c| [c.initial_ms, c.initial_ms]);
     for (i, (ply, token, s, n)) in turns.into_iter().enumerate() {
         if ply as usize != i {
@@ -556,12 +635,20 @@ fn rebuild(id: &str, r: RoomRow, turns: Vec<TurnRow>, now: u64) -> Result<Room, 
             control: c,
             remaining: remaining.expect("set with control"),
             running_since: None,
+            days_per_turn: r.days_per_turn.map(|d| d as u32),
         }),
         created: r.created as u64,
         teams: None,
     };
-    // Time while the server was down is not charged to anyone.
+    // Time while the server was down is not charged to anyone, except in a correspondence
+    // game: its deadline is a date (see `load_unfinished` for the grace after a restart).
     room.start_clock(now);
+    if let (Some(c), Some(deadline)) = (&mut room.clocks, r.deadline) {
+        if c.days_per_turn.is_some() && c.running_since.is_some() {
+            let span = c.remaining[room.game.position().side_to_move().index()];
+            c.running_since = Some((deadline as u64).saturating_sub(span));
+        }
+    }
     Ok(room)
 }
 

@@ -22,7 +22,7 @@ pub use shared::{ChallengeRow, Counted, Refusal, SeekRow};
 
 use super::{
     rated_after, rebuild, result_of, side_name, teams_of, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
-    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
+    PlayerInfo, PublicTeamRow, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
 };
 use crate::rating::{group_of, Rating};
 use crate::room::Room;
@@ -143,7 +143,12 @@ const MIGRATIONS: &[&str] = &[
        holes TEXT NOT NULL,
        PRIMARY KEY(room, member)
      );",
-    // 3: what the nodes share (issue 35): the lobby's open challenges and seeks, tagged
+    // 3: correspondence games and public team games, as SQLite's version 4.
+    "ALTER TABLE rooms ADD COLUMN days_per_turn BIGINT;
+     ALTER TABLE rooms ADD COLUMN deadline BIGINT;
+     CREATE INDEX rooms_deadline ON rooms(deadline) WHERE deadline IS NOT NULL;
+     ALTER TABLE teams ADD COLUMN listed BOOLEAN NOT NULL DEFAULT FALSE;",
+    // 4: what the nodes share (issue 35): the lobby's open challenges and seeks, tagged
     // with the node holding their maker's connection, and creation budgets by key.
     "CREATE TABLE lobby_challenges(
        id TEXT PRIMARY KEY,
@@ -359,8 +364,13 @@ async fn expire(
                  WHEN NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) THEN 'unstarted'
                  ELSE 'abandoned' END
              WHERE finished IS NULL AND closed IS NULL
-               AND ((NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) AND last_active < $2)
-                OR last_active < $3)
+               AND ((days_per_turn IS NULL
+                     AND ((NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) AND last_active < $2)
+                          OR last_active < $3))
+                    -- A correspondence game ends by its deadline; only its invitation
+                    -- expires, after as many days as a turn has.
+                    OR (days_per_turn IS NOT NULL AND NOT (south_claimed AND north_claimed)
+                        AND created + days_per_turn * 86400000 < $1))
              RETURNING id",
             &[&ms(now), &ms(unclaimed_before), &ms(idle_before)],
         )
@@ -462,8 +472,8 @@ async fn write_outcome(
 ) -> Result<(), Fail> {
     rate(c, id, o, at).await?;
     c.execute(
-        "UPDATE rooms SET finished=$2, winner=$3, termination=$4, south_ms=$5, north_ms=$6, creator_addr=NULL
-         WHERE id=$1",
+        "UPDATE rooms SET finished=$2, winner=$3, termination=$4, south_ms=$5, north_ms=$6, creator_addr=NULL,
+           deadline=NULL WHERE id=$1",
         &[&id, &ms(at), &o.winner.map(side_name), &o.termination.tag(), &opt_ms(remaining, 0), &opt_ms(remaining, 1)],
     )
     .await?;
@@ -489,12 +499,25 @@ async fn apply(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail> {
 
 async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail> {
     match op {
-        Op::Create { id, ruleset, start, tokens, invite, creator, name, control, created, creator_addr } => {
+        Op::Create {
+            id,
+            ruleset,
+            start,
+            tokens,
+            invite,
+            creator,
+            name,
+            control,
+            days_per_turn,
+            created,
+            creator_addr,
+        } => {
             let south = *creator == matombo_core::Side::South;
             c.execute(
                 "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
-                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr)
-                 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13,$14)",
+                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr,
+                 days_per_turn)
+                 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13,$14,$15)",
                 &[
                     id,
                     ruleset,
@@ -510,6 +533,7 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
                     &control.map(|c| c.increment_ms as i64),
                     &ms(*created),
                     creator_addr,
+                    &days_per_turn.map(i64::from),
                 ],
             )
             .await?;
@@ -529,6 +553,7 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
             if c.execute(sql, &[id, name]).await? == 0 {
                 return Err(StoreError::SeatTaken(id.clone()).into());
             }
+            c.execute(&super::dollars(super::START_DEADLINE), &[id, &ms(*at)]).await?;
         }
         Op::Turn { id, ply, token, remaining, at, end } => {
             touch(c, id, *at).await?;
@@ -545,14 +570,15 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
             if let Some(o) = end {
                 write_outcome(c, id, o, *remaining, *at).await?;
             }
+            c.execute(&super::dollars(super::NEXT_DEADLINE), &[id, &ms(*at)]).await?;
             // A team's vote ends with the turn it chose (or that was played over it).
             c.execute("DELETE FROM team_votes WHERE room=$1", &[id]).await?;
             c.execute("UPDATE teams SET vote_ply=NULL, vote_closes=NULL WHERE room=$1", &[id]).await?;
         }
-        Op::Teams { id, mode, vote_ms, invites } => {
+        Op::Teams { id, mode, vote_ms, invites, public } => {
             c.execute(
-                "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite) VALUES ($1,$2,$3,$4,$5)",
-                &[id, &mode.as_str(), &(*vote_ms as i64), &invites[0], &invites[1]],
+                "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite, listed) VALUES ($1,$2,$3,$4,$5,$6)",
+                &[id, &mode.as_str(), &(*vote_ms as i64), &invites[0], &invites[1], public],
             )
             .await?;
         }
@@ -589,6 +615,7 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
                 }
             };
             c.execute(sql, &[id, name]).await?;
+            c.execute(&super::dollars(super::START_DEADLINE), &[id, &ms(*at)]).await?;
         }
         Op::Captain { id, side, member } => {
             c.execute(
@@ -693,7 +720,8 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
 }
 
 const ROOM_COLUMNS: &str = "ruleset, start, south_token, north_token, invite, south_claimed, north_claimed,
-    south_name, north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms";
+    south_name, north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms,
+    days_per_turn, deadline";
 
 fn room_row(r: &Row) -> RoomRow {
     RoomRow {
@@ -709,6 +737,8 @@ fn room_row(r: &Row) -> RoomRow {
         winner: r.get(13),
         termination: r.get(14),
         final_ms: (r.get(15), r.get(16)),
+        days_per_turn: r.get(17),
+        deadline: r.get(18),
     }
 }
 
@@ -935,12 +965,35 @@ impl GameStore for PgStore {
             let rows = c
                 .query(
                     "SELECT t.room FROM teams t JOIN rooms r ON r.id = t.room
-                     WHERE t.vote_closes <= $1 AND r.finished IS NULL AND r.closed IS NULL",
+                     WHERE t.vote_closes <= $1 AND r.finished IS NULL AND r.closed IS NULL
+                     UNION SELECT id FROM rooms WHERE deadline <= $1 AND finished IS NULL AND closed IS NULL",
                     &[&ms(now)],
                 )
                 .await
                 .map_err(backend)?;
             Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    fn public_teams(&self, limit: u32) -> StoreFuture<'_, Vec<PublicTeamRow>> {
+        Box::pin(async move {
+            let c = self.conn().await?;
+            let rows = c.query(&super::dollars(super::PUBLIC_TEAMS), &[&i64::from(limit)]).await.map_err(backend)?;
+            Ok(rows
+                .iter()
+                .map(|r| PublicTeamRow {
+                    id: r.get(0),
+                    ruleset: r.get(1),
+                    mode: r.get(2),
+                    vote_ms: r.get::<_, i64>(3) as u64,
+                    control: super::control_of(r.get(4), r.get(5)),
+                    days_per_turn: r.get::<_, Option<i64>>(6).map(|d| d as u32),
+                    created: r.get::<_, i64>(7) as u64,
+                    creator: r.get::<_, Option<String>>(8).unwrap_or_default(),
+                    invites: [r.get(9), r.get(10)],
+                    members: [r.get::<_, i64>(11) as usize, r.get::<_, i64>(12) as usize],
+                })
+                .collect())
         })
     }
 
@@ -967,6 +1020,12 @@ impl GameStore for PgStore {
                 tracing::info!(rooms = closed.len(), "unclaimed or abandoned games closed");
             }
             let c = self.conn().await?;
+            let until = now + super::RESTART_GRACE_MS;
+            let graced =
+                c.execute(&super::dollars(super::GRACE_DEADLINES), &[&ms(now), &ms(until)]).await.map_err(backend)?;
+            if graced > 0 {
+                tracing::info!(rooms = graced, "correspondence deadlines passed while stopped: one more hour");
+            }
             let ids: Vec<(String, Option<String>)> = c
                 .query(
                     "SELECT id, creator_addr FROM rooms WHERE finished IS NULL AND closed IS NULL ORDER BY created",

@@ -15,7 +15,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{
     rated_after, rebuild, result_of, side_name, teams_of, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
-    PlayerInfo, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
+    PlayerInfo, PublicTeamRow, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
 };
 use crate::rating::Rating;
 use crate::room::Room;
@@ -167,6 +167,12 @@ const MIGRATIONS: &[&str] = &[
        holes TEXT NOT NULL,
        PRIMARY KEY(room, member)
      ) WITHOUT ROWID;",
+    // 4: correspondence games (days per turn, the deadline of the side to move) and public
+    // team games (listed for the lobby).
+    "ALTER TABLE rooms ADD COLUMN days_per_turn INTEGER;
+     ALTER TABLE rooms ADD COLUMN deadline INTEGER;
+     CREATE INDEX rooms_deadline ON rooms(deadline) WHERE deadline IS NOT NULL;
+     ALTER TABLE teams ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// The schema version (`PRAGMA user_version`) of a store this build writes.
@@ -198,8 +204,13 @@ fn expire(c: &Connection, now: u64, unclaimed_before: u64, idle_before: u64) -> 
                  WHEN NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) THEN 'unstarted'
                  ELSE 'abandoned' END
          WHERE finished IS NULL AND closed IS NULL
-           AND ((NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) AND last_active < ?2)
-                OR last_active < ?3)
+           AND ((days_per_turn IS NULL
+                 AND ((NOT EXISTS(SELECT 1 FROM turns WHERE turns.room = rooms.id) AND last_active < ?2)
+                      OR last_active < ?3))
+                -- A correspondence game ends by its deadline; only its invitation expires,
+                -- after as many days as a turn has.
+                OR (days_per_turn IS NOT NULL AND NOT (south_claimed AND north_claimed)
+                    AND created + days_per_turn * 86400000 < ?1))
          RETURNING id",
     )?;
     let ids = st.query_map(params![now as i64, unclaimed_before as i64, idle_before as i64], |r| r.get(0))?;
@@ -292,8 +303,8 @@ fn rating_of(c: &Connection, player: &str, grp: &str) -> rusqlite::Result<(Ratin
 fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64; 2]>, at: u64) -> rusqlite::Result<()> {
     rate(tx, id, o, at)?;
     tx.execute(
-        "UPDATE rooms SET finished=?2, winner=?3, termination=?4, south_ms=?5, north_ms=?6, creator_addr=NULL
-         WHERE id=?1",
+        "UPDATE rooms SET finished=?2, winner=?3, termination=?4, south_ms=?5, north_ms=?6, creator_addr=NULL,
+           deadline=NULL WHERE id=?1",
         params![
             id,
             at as i64,
@@ -309,11 +320,24 @@ fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64;
 fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
     let e = StoreError::from;
     match op {
-        Op::Create { id, ruleset, start, tokens, invite, creator, name, control, created, creator_addr } => {
+        Op::Create {
+            id,
+            ruleset,
+            start,
+            tokens,
+            invite,
+            creator,
+            name,
+            control,
+            days_per_turn,
+            created,
+            creator_addr,
+        } => {
             c.execute(
                 "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
-                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?13,?14)",
+                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr,
+                 days_per_turn)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?13,?14,?15)",
                 params![
                     id,
                     ruleset,
@@ -328,7 +352,8 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
                     control.map(|c| c.initial_ms as i64),
                     control.map(|c| c.increment_ms as i64),
                     *created as i64,
-                    creator_addr
+                    creator_addr,
+                    days_per_turn
                 ],
             )
             .map_err(e)?;
@@ -340,6 +365,7 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
                 Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1",
             };
             c.execute(sql, params![id, name]).map_err(e)?;
+            c.execute(super::START_DEADLINE, params![id, *at as i64]).map_err(e)?;
         }
         Op::Turn { id, ply, token, remaining, at, end } => {
             touch(c, id, *at)?;
@@ -355,14 +381,15 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
             if let Some(o) = end {
                 write_outcome(c, id, o, *remaining, *at).map_err(e)?;
             }
+            c.execute(super::NEXT_DEADLINE, params![id, *at as i64]).map_err(e)?;
             // A team's vote ends with the turn it chose (or that was played over it).
             c.execute("DELETE FROM team_votes WHERE room=?1", [id]).map_err(e)?;
             c.execute("UPDATE teams SET vote_ply=NULL, vote_closes=NULL WHERE room=?1", [id]).map_err(e)?;
         }
-        Op::Teams { id, mode, vote_ms, invites } => {
+        Op::Teams { id, mode, vote_ms, invites, public } => {
             c.execute(
-                "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite) VALUES (?1,?2,?3,?4,?5)",
-                params![id, mode.as_str(), *vote_ms as i64, invites[0], invites[1]],
+                "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite, listed) VALUES (?1,?2,?3,?4,?5,?6)",
+                params![id, mode.as_str(), *vote_ms as i64, invites[0], invites[1], public],
             )
             .map_err(e)?;
         }
@@ -393,6 +420,7 @@ fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
                 Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1 AND north_claimed=0",
             };
             c.execute(sql, params![id, name]).map_err(e)?;
+            c.execute(super::START_DEADLINE, params![id, *at as i64]).map_err(e)?;
         }
         Op::Captain { id, side, member } => {
             c.execute(
@@ -739,11 +767,33 @@ impl SqliteStore {
         let ids = c
             .prepare_cached(
                 "SELECT t.room FROM teams t JOIN rooms r ON r.id = t.room
-                 WHERE t.vote_closes <= ?1 AND r.finished IS NULL AND r.closed IS NULL",
+                 WHERE t.vote_closes <= ?1 AND r.finished IS NULL AND r.closed IS NULL
+                 UNION SELECT id FROM rooms WHERE deadline <= ?1 AND finished IS NULL AND closed IS NULL",
             )?
             .query_map([now as i64], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
+    }
+
+    /// Public team games in play, newest first (blocking).
+    pub fn public_teams(&self, limit: u32) -> Result<Vec<PublicTeamRow>, StoreError> {
+        let c = self.read.lock().expect("store lock");
+        let mut st = c.prepare_cached(super::PUBLIC_TEAMS)?;
+        let rows = st.query_map([limit], |r| {
+            Ok(PublicTeamRow {
+                id: r.get(0)?,
+                ruleset: r.get(1)?,
+                mode: r.get(2)?,
+                vote_ms: r.get::<_, i64>(3)? as u64,
+                control: super::control_of(r.get(4)?, r.get(5)?),
+                days_per_turn: r.get::<_, Option<i64>>(6)?.map(|d| d as u32),
+                created: r.get::<_, i64>(7)? as u64,
+                creator: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
+                invites: [r.get(9)?, r.get(10)?],
+                members: [r.get::<_, i64>(11)? as usize, r.get::<_, i64>(12)? as usize],
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Why a stored room was closed before its end (`unclaimed` or `abandoned`), if it was.
@@ -765,6 +815,11 @@ impl SqliteStore {
         let closed = expire(&c, now, unclaimed_before, idle_before)?;
         if !closed.is_empty() {
             tracing::info!(rooms = closed.len(), "unclaimed or abandoned games closed");
+        }
+        let until = now + super::RESTART_GRACE_MS;
+        let graced = c.execute(super::GRACE_DEADLINES, params![now as i64, until as i64])?;
+        if graced > 0 {
+            tracing::info!(rooms = graced, "correspondence deadlines passed while stopped: one more hour");
         }
         let ids: Vec<(String, Option<String>)> = c
             .prepare("SELECT id, creator_addr FROM rooms WHERE finished IS NULL AND closed IS NULL ORDER BY created")?
@@ -818,7 +873,8 @@ fn load(c: &Connection, id: &str, now: u64) -> Result<Option<Room>, StoreError> 
     let row = c
         .query_row(
             "SELECT ruleset, start, south_token, north_token, invite, south_claimed, north_claimed, south_name,
-                    north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms
+                    north_name, initial_ms, increment_ms, created, finished, winner, termination, south_ms, north_ms,
+                    days_per_turn, deadline
              FROM rooms WHERE id=?1 AND closed IS NULL",
             [id],
             |r| {
@@ -835,6 +891,8 @@ fn load(c: &Connection, id: &str, now: u64) -> Result<Option<Room>, StoreError> 
                     winner: r.get(13)?,
                     termination: r.get(14)?,
                     final_ms: (r.get(15)?, r.get(16)?),
+                    days_per_turn: r.get(17)?,
+                    deadline: r.get(18)?,
                 })
             },
         )
@@ -954,6 +1012,10 @@ impl GameStore for SqliteStore {
 
     fn due_votes(&self, now: u64) -> StoreFuture<'_, Vec<String>> {
         read(self, move |s| s.due_votes(now))
+    }
+
+    fn public_teams(&self, limit: u32) -> StoreFuture<'_, Vec<PublicTeamRow>> {
+        read(self, move |s| s.public_teams(limit))
     }
 
     fn load_unfinished(

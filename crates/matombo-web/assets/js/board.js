@@ -332,14 +332,37 @@ export class Board {
   }
 
   /** Outlines holes: `last` (start hole of the last move) and `hint` (the AI's suggestion). */
-  setMarks({ last = [], hint = null, picked = [], named = null, path = [] } = {}) {
+  setMarks({ last = [], hint = null, picked = [], named = null, path = [], team = [] } = {}) {
     for (const [label, h] of this.holes) {
+      // A team's marks (online team games): a dashed violet ring.
+      h.g.classList.toggle('team-mark', team.includes(label));
       h.g.classList.toggle('path', path.includes(label));
       // A hole a prompt names shows its label even with labels off.
       h.g.classList.toggle('named', label === named);
       h.g.classList.toggle('last', last.includes(label));
       h.g.classList.toggle('hint', label === hint);
       h.g.classList.toggle('picked', picked.includes(label));
+    }
+  }
+
+  /**
+   * Small numbers beside holes (a team's vote tally on the start holes: `{B2: 3}`); {} removes
+   * them. The hole's own label says the count for people who cannot see the badge.
+   */
+  setBadges(badges = {}) {
+    for (const [label, h] of this.holes) {
+      const text = badges[label];
+      if (h.badge && text === undefined) {
+        h.badge.remove();
+        h.badge = null;
+      } else if (text !== undefined) {
+        if (!h.badge) {
+          h.badge = el('g', { class: 'badge', transform: `translate(${R - 4} ${-R + 4})`, 'aria-hidden': 'true' }, h.g);
+          el('circle', { r: 10 }, h.badge);
+          el('text', { y: 4, ...(this.textTurn ? { transform: `rotate(${this.textTurn})` } : {}) }, h.badge);
+        }
+        h.badge.querySelector('text').textContent = String(text);
+      }
     }
   }
 

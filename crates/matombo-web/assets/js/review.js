@@ -3,28 +3,28 @@
 // Stop ends the review at once), then classifies the turns (`review`) and writes the
 // annotated record (`review_record`), the very code of `matombo review` (docs/review.md).
 // The game comes from the address (the link scheme of docs/review.md), a pasted or loaded
-// record, or an archived online game's record. Nothing here needs the server but the last.
+// record, or an archived online game's record (review/source.js). Nothing here needs the
+// server but the last.
 import { Board } from './board.js';
-import { request, Searcher } from './engine.js';
+import { Searcher } from './engine.js';
 // Endgame tables (egtb.js): the exact result of a position, when the server has tables.
 import { showExact } from './egtb.js';
-import { startHole } from './turn.js';
+import { $, downloadText, fill, message, selectText, sideWord, uiWords } from './page.js';
+import { clickedPosition, moveCursor, renderGraph } from './review/graph.js';
+import { endOf, gameOfAddress, gameOfRecord, onlineRecord } from './review/source.js';
+import { startHole, stoneTotal } from './turn.js';
 
-const words = JSON.parse(document.getElementById('ui-words').textContent);
-const root = document.getElementById('review');
-import { $, fill } from './page.js';
-const SVG = 'http://www.w3.org/2000/svg';
+const words = uiWords();
+const root = $('review');
 const params = new URLSearchParams(location.search);
 const budgetSelect = $('budget');
 const DEFAULT_NODES = Number([...budgetSelect.options].find((o) => o.defaultSelected).value);
-const sideWord = (s) => (s === 'south' || s === 'South' || s === 'S' ? words.south : words.north);
 
 const searcher = new Searcher();
 // Started now, while the page's files can be fetched, so that a review needs no network.
 searcher.start().catch(() => {});
 
-// The game: { start, moves, resigned ('S'/'N'/null), tags ([[k, v]]), info (ruleset),
-// outcome, standard (start is the ruleset's own), positions [{ rows, toMove, position }] }.
+/** @type {import('./review/source.js').ReviewGame | null} the game reviewed */
 let game = null;
 // One entry per position: review_position's answer, or null (not scored, or game over).
 let scores = [];
@@ -37,86 +37,10 @@ let running = false;
 // Bumped by every new review: answers for an older one are dropped.
 let generation = 0;
 let nodes = DEFAULT_NODES;
-// `${turns before}:${token}` -> the hole its sowing ended in.
-const ends = new Map();
 
 function setError(text) {
   $('review-error').textContent = text;
   root.dataset.state = text ? 'error' : root.dataset.state;
-}
-
-function message(text, kind = '') {
-  const m = $('tool-message');
-  m.textContent = text;
-  m.className = `tool-message ${kind}`;
-}
-
-// ---- Reading a game ---------------------------------------------------------------
-
-/** Replays a game in the engine: every position's board, the ruleset, the outcome. */
-async function readGame({ start, moves, resigned = null, tags = [] }) {
-  const r = resigned ? (/^s/i.test(resigned) ? 'S' : 'N') : null;
-  const end = await request('/api/game', { start, moves, ...(r ? { resigned: r } : {}) });
-  const positions = [];
-  for (let i = 0; i <= end.moves.length; i++) {
-    const s = i === end.moves.length ? end : await request('/api/game', { start, moves: end.moves.slice(0, i) });
-    positions.push({ rows: s.rows, toMove: s.to_move, position: s.position });
-  }
-  const standard = (await request('/api/game', { start: end.ruleset.name })).position === end.start;
-  return { start: end.start, moves: end.moves, resigned: r, tags, info: end.ruleset, outcome: end.outcome, standard, positions };
-}
-
-/** The game a record holds (refused with the reader's line and column). */
-async function gameOfRecord(text) {
-  if (!text.trim()) throw new Error(words.review_no_game);
-  let a;
-  try {
-    a = await request('/api/record/import', { text });
-  } catch (e) {
-    throw new Error(fill(words.review_bad_record, { message: e.message }));
-  }
-  return readGame({ start: a.start, moves: a.moves, resigned: a.resigned, tags: a.tags });
-}
-
-/** An online game's id, from the id itself or any link to the game. */
-function onlineId(text) {
-  const m = text.trim().match(/([A-Za-z0-9]{1,32})\/?(?:[?#].*)?$/);
-  return m ? m[1] : null;
-}
-
-/** The record of an archived online game, from the server that holds it. */
-async function onlineRecord(text) {
-  const id = onlineId(text);
-  if (!id) throw new Error(fill(words.review_online_failed, { id: text.trim(), message: '?' }));
-  let r;
-  try {
-    r = await fetch(`/api/online/rooms/${id}/record`);
-  } catch (e) {
-    throw new Error(fill(words.review_online_failed, { id, message: e.message }));
-  }
-  if (!r.ok) {
-    const body = await r.json().catch(() => ({}));
-    throw new Error(fill(words.review_online_failed, { id, message: body.message || r.status }));
-  }
-  return r.text();
-}
-
-/** The game an address names (docs/review.md, "Links"), or null if it names none. */
-async function gameOfAddress() {
-  const start = params.get('position') || params.get('ruleset');
-  if (start) {
-    const moves = (params.get('moves') || '').split(/\s+/).filter(Boolean);
-    try {
-      return await readGame({ start, moves, resigned: params.get('resigned') });
-    } catch (e) {
-      throw new Error(fill(words.review_bad_link, { message: e.message }));
-    }
-  }
-  if (params.get('online')) {
-    if ($('online-id')) $('online-id').value = params.get('online');
-    return gameOfRecord(await onlineRecord(params.get('online')));
-  }
-  return null;
 }
 
 // ---- Links ------------------------------------------------------------------------
@@ -155,11 +79,7 @@ async function copyLink() {
     const m = $('tool-message');
     m.textContent = url;
     m.className = 'tool-message ok link-text';
-    const r = document.createRange();
-    r.selectNodeContents(m);
-    const s = getSelection();
-    s.removeAllRanges();
-    s.addRange(r);
+    selectText(m);
   }
 }
 
@@ -187,7 +107,6 @@ async function runReview(at) {
   running = true;
   scores = game.positions.map(() => null);
   answer = null;
-  ends.clear();
   root.dataset.state = 'reviewing';
   $('review-source').hidden = true;
   $('review-progress').hidden = false;
@@ -245,14 +164,7 @@ async function downloadRecord() {
     const tags = {};
     for (const [k, v] of game.tags || []) if (!['Ruleset', 'Result', 'Termination', 'Position'].includes(k)) tags[k] = v;
     const { record } = await searcher.run('review_record', reviewBody({ tags }));
-    const blob = new Blob([record], { type: 'text/plain' });
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(blob);
-    a.download = `matombo-review-${game.info.name.replace(/[^a-z0-9]+/gi, '-')}.txt`;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+    downloadText(record, `matombo-review-${game.info.name.replace(/[^a-z0-9]+/gi, '-')}.txt`);
   } catch (e) {
     message(e.message, 'error');
   }
@@ -309,7 +221,7 @@ function classWord(c) {
 
 function render() {
   if (!game || !board) return;
-  renderGraph();
+  renderGraph(answer, game.moves.length, view, pointTitle);
   renderSummary();
   renderMoves();
   show(view);
@@ -329,8 +241,7 @@ function show(at) {
   root.dataset.position = p.position;
   for (const side of ['north', 'south']) {
     const bar = $(`side-${side}`);
-    const rows = side === 'south' ? ['A', 'B'] : ['a', 'b'];
-    const total = rows.reduce((n, r) => n + p.rows[r].reduce((a, b) => a + b, 0), 0);
+    const total = stoneTotal(p.rows, side);
     const tag = (game.tags || []).find(([k]) => k.toLowerCase() === side);
     bar.textContent = '';
     const who = document.createElement('strong');
@@ -350,12 +261,7 @@ function show(at) {
   $('play-link').href = playLink(at);
   renderInfo(at);
   renderMarks(at);
-  const cursor = $('graph').querySelector('.graph-cursor');
-  if (cursor) {
-    const x = xOf(at);
-    cursor.setAttribute('x1', x);
-    cursor.setAttribute('x2', x);
-  }
+  moveCursor(at, game.moves.length);
   for (const b of $('moves').querySelectorAll('button.move')) b.classList.toggle('current', Number(b.dataset.turn) === at);
   // The list scrolls to the turn by itself: scrollIntoView would move the page on a phone.
   const current = $('moves').querySelector('button.move.current');
@@ -438,17 +344,6 @@ function renderInfo(at) {
   if (at < game.moves.length || !game.outcome) showExact(box, game.start, game.moves.slice(0, at), words);
 }
 
-/** The hole a turn's sowing ended in, asked of the engine once. */
-async function endOf(at, token) {
-  const key = `${at}:${token}`;
-  if (!ends.has(key)) {
-    const s = await request('/api/game', { start: game.start, moves: game.moves.slice(0, at), token });
-    const laps = s.events.filter((e) => e.type === 'lap');
-    ends.set(key, laps.length ? laps[laps.length - 1].last : startHole(token));
-  }
-  return ends.get(key);
-}
-
 async function renderMarks(at) {
   board.setArrows([]);
   board.setMarks({});
@@ -458,8 +353,8 @@ async function renderMarks(at) {
   try {
     const arrows = [];
     const same = best === played;
-    arrows.push({ from: startHole(played), to: await endOf(at, played), kind: same ? 'same' : 'played' });
-    if (best && !same) arrows.push({ from: startHole(best), to: await endOf(at, best), kind: 'best' });
+    arrows.push({ from: startHole(played), to: await endOf(game, at, played), kind: same ? 'same' : 'played' });
+    if (best && !same) arrows.push({ from: startHole(best), to: await endOf(game, at, best), kind: 'best' });
     if (view !== at) return;
     board.setArrows(arrows);
     board.setMarks({ last: [startHole(played)], hint: best && !same ? startHole(best) : null });
@@ -468,86 +363,10 @@ async function renderMarks(at) {
   }
 }
 
-// The graph: positions 0..T left to right, South's clipped score up (docs/review.md).
-const G = { w: 400, h: 170, left: 30, right: 8, top: 10, bottom: 10 };
-const xOf = (i) => G.left + (i * (G.w - G.left - G.right)) / Math.max(1, game.moves.length);
-
-function svg(name, attrs, parent) {
-  const e = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (parent) parent.append(e);
-  return e;
-}
-
-function renderGraph() {
-  const host = $('graph');
-  host.textContent = '';
-  const clip = answer ? answer.thresholds.clip : 2000;
-  const mid = G.top + (G.h - G.top - G.bottom) / 2;
-  const half = (G.h - G.top - G.bottom) / 2;
-  const yOf = (v) => mid - (Math.max(-clip, Math.min(clip, v)) / clip) * half;
-  const caption = fill(words.graph_caption, { clip: clip / 100 });
-  $('graph-caption').textContent = caption;
-  const root = svg('svg', { viewBox: `0 0 ${G.w} ${G.h}`, class: 'eval-graph', role: 'group', 'aria-label': caption }, host);
-  svg('rect', { x: G.left, y: G.top, width: G.w - G.left - G.right, height: 2 * half, class: 'graph-bg' }, root);
-  for (const [v, text] of [
-    [clip, `+${clip / 100}`],
-    [0, '0'],
-    [-clip, `−${clip / 100}`],
-  ]) {
-    svg('line', { x1: G.left, x2: G.w - G.right, y1: yOf(v), y2: yOf(v), class: v ? 'graph-edge' : 'graph-zero' }, root);
-    svg('text', { x: G.left - 5, y: yOf(v) + 4, class: 'graph-label' }, root).textContent = text;
-  }
-  const T = game.moves.length;
-  const values = answer ? answer.positions.map((p) => p.graph) : game.positions.map(() => null);
-  // South's advantage shaded down to the zero line, runs of scored positions joined.
-  let d = '';
-  let area = '';
-  let run = [];
-  const flush = () => {
-    if (!run.length) return;
-    d += run.map(([x, y], k) => `${k ? 'L' : 'M'} ${x.toFixed(1)} ${y.toFixed(1)}`).join(' ') + ' ';
-    area += `M ${run[0][0].toFixed(1)} ${mid} ` + run.map(([x, y]) => `L ${x.toFixed(1)} ${y.toFixed(1)}`).join(' ') + ` L ${run[run.length - 1][0].toFixed(1)} ${mid} Z `;
-    run = [];
-  };
-  for (let i = 0; i <= T; i++) {
-    if (values[i] == null) flush();
-    else run.push([xOf(i), yOf(values[i])]);
-  }
-  flush();
-  if (area) svg('path', { d: area, class: 'graph-area' }, root);
-  if (d) svg('path', { d, class: 'graph-line' }, root);
-  svg('line', { x1: xOf(view), x2: xOf(view), y1: G.top, y2: G.h - G.bottom, class: 'graph-cursor' }, root);
-  // One point per turn, at the position it led to, coloured by the turn's class.
-  for (let j = 1; j <= T; j++) {
-    if (values[j] == null) continue;
-    const t = answer.turns[j - 1];
-    const proven = answer.positions[j].mate != null;
-    const c = svg(
-      'circle',
-      {
-        cx: xOf(j).toFixed(1),
-        cy: yOf(values[j]).toFixed(1),
-        r: t.class ? 4 : 2.5,
-        class: `graph-point${t.class ? ` ${t.class}` : ''}${proven ? ' proven' : ''}`,
-        'data-turn': String(j),
-      },
-      root,
-    );
-    svg('title', {}, c).textContent = `${turnName(j - 1)}: ${evalText(answer.positions[j])}${t.class ? ` (${classWord(t.class)})` : ''}`;
-  }
-}
-
-/** A click anywhere on the graph goes to the nearest position. */
-function graphClick(e) {
-  const el = e.target.closest('[data-turn]');
-  if (el) return go(Number(el.dataset.turn));
-  const s = $('graph').querySelector('svg');
-  if (!s || !game) return;
-  const box = s.getBoundingClientRect();
-  const x = ((e.clientX - box.left) / box.width) * G.w;
-  const step = (G.w - G.left - G.right) / Math.max(1, game.moves.length);
-  go(Math.round((x - G.left) / step));
+/** What the graph's point of turn `j` (1-based) says: the turn, the score, its class. */
+function pointTitle(j) {
+  const t = answer.turns[j - 1];
+  return `${turnName(j - 1)}: ${evalText(answer.positions[j])}${t.class ? ` (${classWord(t.class)})` : ''}`;
 }
 
 /** The figures of each side, one row a figure (narrow enough for the side panel). */
@@ -684,7 +503,11 @@ $('btn-first').addEventListener('click', () => go(0));
 $('btn-prev').addEventListener('click', () => go(view - 1));
 $('btn-next').addEventListener('click', () => go(view + 1));
 $('btn-last').addEventListener('click', () => go(Infinity));
-$('graph').addEventListener('click', graphClick);
+$('graph').addEventListener('click', (e) => {
+  if (!game) return;
+  const at = clickedPosition(e, game.moves.length);
+  if (at !== null) go(at);
+});
 $('moves').addEventListener('click', (e) => {
   const b = e.target.closest('button.move');
   if (b) go(Number(b.dataset.turn));
@@ -707,4 +530,4 @@ if (asked > 0) {
   if (![...budgetSelect.options].some((o) => Number(o.value) === asked)) budgetSelect.add(new Option(asked.toLocaleString(), String(asked)));
   budgetSelect.value = String(asked);
 }
-begin(gameOfAddress);
+begin(() => gameOfAddress(params));

@@ -73,4 +73,35 @@
  * @property {string | null} [resigned]
  */
 
+// ---- online team games (docs/api.md, "Team games"; matombo-api's online.rs) ----------
+
+/**
+ * One member of a team as every client sees him (never his token).
+ * @typedef {{ member: string, name: string, online: boolean, captain: boolean }} Member
+ */
+
+/**
+ * A team game's rosters (the state's `teams`, the `teams` message).
+ * @typedef {object} Teams
+ * @property {'any' | 'captain' | 'vote' | string} mode
+ * @property {number | null} vote_ms
+ * @property {{ members: Member[] }} south
+ * @property {{ members: Member[] }} north
+ */
+
+/**
+ * The vote in progress on a side's turn, to that side's members (`votes`).
+ * @typedef {object} Votes
+ * @property {number} ply
+ * @property {Record<string, number>} tally votes by turn
+ * @property {number} voted members who voted
+ * @property {number} members the side's members
+ * @property {number} closes_at Unix ms
+ */
+
+/**
+ * A member's proposal to his team (captain mode, `proposal`).
+ * @typedef {{ ply: number, move: string, member: string, name: string }} Proposal
+ */
+
 export {};

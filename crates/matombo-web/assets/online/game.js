@@ -4,37 +4,27 @@
 // to draw the board, offers the decisions of a turn being built and gives each turn's
 // sowing for its animation, so that this page never reads positions or rulesets itself.
 import { setClock, showClocks } from './clock.js';
-import { isolate, nameElement } from './names.js';
+import { setupChat } from './chat.js';
+import { renderBanner, renderMoves, renderSides, renderStatus, sideName as nameOf } from './sides.js';
+import { RoomSocket, roomMissing } from './socket.js';
+import { readRoom, writeRoom } from './stored.js';
+import { TeamBoard } from './tally.js';
+import { offerSeat, Rosters } from './teams.js';
 import { Board } from '../js/board.js';
 import { request } from '../js/engine.js';
 import { sound, soundButton } from '../js/sound.js';
-import { bonusPrompt, portraitWanted, startHole, stoneTotal, TurnController } from '../js/turn.js';
+import { portraitWanted, startHole, TurnController } from '../js/turn.js';
 
 import { $, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
 const root = $('room');
 const id = root.dataset.room;
-const key = `matombo-online-${id}`;
 const NAME_KEY = 'matombo-online-name';
 const Side = (s) => (s === 'north' ? 'North' : 'South'); // board.js writes sides capitalised
-const other = (s) => (s === 'north' ? 'south' : 'north');
 const sideWord = (s) => (s === 'north' ? words.north : words.south);
 
-function readSaved() {
-  try {
-    return JSON.parse(localStorage.getItem(key) || '{}') || {};
-  } catch (_) {
-    return {};
-  }
-}
-const saved = readSaved();
-function store() {
-  try {
-    localStorage.setItem(key, JSON.stringify(saved));
-  } catch (_) {
-    /* storage may be unavailable: the seat link still works */
-  }
-}
+const saved = readRoom(id);
+const store = () => writeRoom(id, saved);
 
 let room = null; // the server's state: start, moves, seats, clock, outcome, you, …
 let view = null; // the engine's state of the game now (with our turn's decisions so far)
@@ -47,14 +37,51 @@ let lastTurn = null; // {ply, before, events, mover, path}: for its marks and it
 let presence = null;
 let board = null;
 let boardKey = '';
-let ws = null;
 let token = null;
-let retry = 500;
 let stateSeen = false;
 /** @type {false | 'closed' | 'missing'} */
 let ended = false; // the room takes no more connections (closed, missing)
-let queue = Promise.resolve();
 const muted = new Set(saved.muted || []);
+const socket = new RoomSocket(id, {
+  hello() {
+    const hello = { type: 'hello' };
+    if (token) hello.token = token;
+    // The name given for this seat, else the one chosen in the lobby.
+    const name = saved.name || localStorage.getItem(NAME_KEY);
+    if (name) hello.name = name;
+    return hello;
+  },
+  opened: (ws) => {
+    for (const from of muted) ws.send(JSON.stringify({ type: 'mute', from }));
+  },
+  message: (v) => handle(v),
+  stopped: () => !!ended,
+  seen: () => stateSeen,
+  failed: (e) => setError(e.message),
+  lost(why) {
+    if (why === 'missing') return showMissing();
+    if (why === 'closed') {
+      ended = 'closed';
+      if (room) render();
+      return;
+    }
+    $('status').textContent = words.reconnecting;
+  },
+});
+const send = (msg) => socket.send(msg);
+// A team game's rosters and proposals, and its shared view of the board (votes, marks).
+const rosters = new Rosters(words, send);
+const team = new TeamBoard(words, send, () => render());
+const onChat = setupChat({
+  words,
+  send,
+  mine: (v) => (room && room.you && v.from === room.you) || v.mine,
+  muted,
+  saveMuted() {
+    saved.muted = [...muted];
+    store();
+  },
+});
 
 const game = (body) => request('/api/game', { start: room.start, ...body });
 // Our turn being built, one engine answer per click (turn.js); `view` is its state.
@@ -114,24 +141,34 @@ function render() {
   const shown = looking ? looked : view;
   // The engine takes the picks made (in any order) out of the rows and offers the holes left.
   board.setRows(shown.rows);
-  board.setClickable(mine ? view.clickable : [], view.phase === 'bonus' ? 'take' : 'start');
+  const member = rosters.me();
+  // Mark mode: every hole takes a click (a mark for the team), none plays.
+  const marking = team.marking && !!member && !busy;
+  if (marking) board.setClickable([...board.holes.keys()], 'mark');
+  else board.setClickable(mine ? view.clickable : [], view.phase === 'bonus' ? 'take' : 'start');
   const moves = looking ? room.moves.slice(0, at) : room.moves;
-  const marking = !pending.length && !busy && moves.length;
+  const showLast = !pending.length && !busy && moves.length;
   const known = lastTurn && lastTurn.ply === moves.length - 1 ? lastTurn : null;
   board.setMarks({
-    last: marking ? [startHole(moves[moves.length - 1])] : [],
-    path: marking && known ? known.path : [],
+    last: showLast ? [startHole(moves[moves.length - 1])] : [],
+    path: showLast && known ? known.path : [],
     picked: picking ? view.picks : [],
     named: mine && view.phase === 'head' ? view.head : null,
+    team: member ? team.teamMarks() : [],
   });
-  renderStatus(mine);
-  renderSides(shown.rows, looking);
-  renderMoves();
-  renderBanner();
+  board.setBadges(member && !looking && !busy && !pending.length ? team.badges(room.moves.length) : {});
+  renderTeam(member);
+  const c = shownNow();
+  renderStatus(c, mine);
+  renderSides(c, shown.rows, looking);
+  renderMoves(c);
+  renderBanner(c);
   const over = !!room.outcome || ended;
-  $('btn-resign').hidden = !room.you || over || !seated();
-  $('btn-abort').hidden = !lobbyServer() || !room.you || over || room.moves.length > 0;
-  $('btn-rematch').hidden = !lobbyServer() || !room.you || !room.outcome || ended === 'missing';
+  // In captain and vote mode only the captain resigns, aborts or offers a rematch.
+  const acts = !!room.you && (!member || rosters.teams.mode === 'any' || member.captain);
+  $('btn-resign').hidden = !acts || over || !seated();
+  $('btn-abort').hidden = !lobbyServer() || !acts || over || room.moves.length > 0;
+  $('btn-rematch').hidden = !lobbyServer() || !acts || !room.outcome || ended === 'missing' || !!member;
   if ($('btn-resign').hidden) $('resign-confirm').hidden = true;
   $('btn-skip').disabled = !busy;
   $('btn-replay').disabled = busy || !room.moves.length || !!pending.length || at !== null;
@@ -144,148 +181,27 @@ function render() {
   root.dataset.busy = String(busy);
 }
 
-function renderStatus(mine) {
-  let status;
-  let prompt = '';
-  const cont = $('btn-continue');
-  const stop = $('btn-stop');
-  const done = $('btn-done');
-  cont.hidden = stop.hidden = done.hidden = true;
-  if (room.outcome) status = words.game_over;
-  else if (ended === 'closed') status = words.game_closed;
-  else if (!seated()) status = words.waiting_opponent;
-  else if (sent) status = words.turn_sent;
-  else if (room.you && room.you === view.to_move) status = words.your_turn;
-  else status = fill(words.to_move, { side: sideName(view.to_move) });
-  if (!room.you && !ended) status += ` · ${words.watching}`;
-  if (mine) {
-    if (view.phase === 'start') prompt = words.choose_start;
-    else if (view.phase === 'head') {
-      prompt = fill(words.head_choice, { hole: view.head });
-      cont.hidden = stop.hidden = false;
-      cont.disabled = !view.legal.includes('continue');
-      stop.disabled = !view.legal.includes('stop');
-    } else if (view.phase === 'bonus') {
-      prompt = bonusPrompt(view, words, fill);
-      done.hidden = view.ruleset.game !== 'tsoro';
-    }
-  }
-  if (at !== null) prompt = fill(words.looking_at, { n: at, total: room.moves.length });
-  $('status').textContent = status;
-  $('prompt').textContent = prompt;
-  $('decision-bar').classList.toggle('active', !!prompt);
-}
+/** What the side bars, the banner and the move list are drawn from. */
+const shownNow = () => ({ room, view, presence, ended, busy, at, words, seated, sideWord, lookAt, sent, kind: rosters.turnKind() });
+const sideName = (side) => nameOf(shownNow(), side);
 
-/** A side's name: the seat's chosen name, else the side's. */
-function sideName(side) {
-  const seat = room.seats[side];
-  if (seat.name) return isolate(seat.name);
-  return seat.taken ? sideWord(side) : words.free_seat;
-}
-
-/** Each side's name (and "you"), presence, clock, stone total and the to-move marker. */
-function renderSides(rows, looking) {
-  for (const side of ['north', 'south']) {
-    const bar = $(`side-${side}`);
-    const total = stoneTotal(rows, side);
-    const toMove = !room.outcome && !ended && !looking && seated() && view.to_move === side;
-    // Presence only for a taken seat (a free one is simply free).
-    const p = room.seats[side].taken && presence && presence[side];
-    const fields = [
-      sideName(side),
-      room.you === side ? words.you : sideWord(side),
-      total === 1 ? words.side_stone_one : fill(words.side_stones, { n: total }),
-      toMove ? words.to_move_mark : '',
-      p ? (p.online ? words.online_now : words.offline_now) : '',
-    ];
-    if (bar.dataset.fields === JSON.stringify(fields)) continue;
-    bar.dataset.fields = JSON.stringify(fields);
-    bar.dataset.total = String(total);
-    bar.classList.toggle('to-move', toMove);
-    bar.classList.toggle('mine', room.you === side);
-    bar.replaceChildren();
-    const span = (cls, text) => {
-      const e = document.createElement(cls === 'side-name' ? 'strong' : 'span');
-      e.className = cls;
-      e.textContent = text;
-      bar.append(e);
-      return e;
-    };
-    span('side-name', fields[0]);
-    span('side-which', fields[1]);
-    if (p) span(`presence ${p.online ? 'on' : 'off'}`, fields[4]);
-    span('side-total', fields[2]);
-    const clock = span('clock', '');
-    clock.id = `${side}-clock`;
-    span('side-mark', fields[3]);
-  }
-  showClocks();
-}
-
-function renderBanner() {
-  const banner = $('banner');
-  const o = room.outcome;
-  if (!o) {
-    banner.hidden = true;
-    return;
-  }
-  const head = !o.winner
-    ? words.draw
-    : room.you
-      ? o.winner === room.you
-        ? words.you_win
-        : words.you_lose
-      : fill(words.wins, { side: sideName(o.winner) });
-  const loser = o.winner ? sideName(other(o.winner)) : '';
-  const reason =
-    {
-      no_legal_move: fill(words.reason_no_moves, { side: loser }),
-      resignation: fill(words.reason_resign, { side: loser }),
-      repetition: words.reason_repetition,
-      time_forfeit: fill(words.reason_time, { side: loser }),
-    }[o.termination] || o.text;
-  const strong = document.createElement('strong');
-  strong.textContent = head;
-  banner.replaceChildren(strong, document.createTextNode(` — ${reason} (${o.result})`));
-  banner.dataset.result = o.result;
-  banner.dataset.termination = o.termination;
-  banner.hidden = false;
-}
-
-/** The moves so far, each a button that shows the game after it (as on /play). */
-function renderMoves() {
-  const list = $('moves');
-  const current = at === null ? room.moves.length : at;
-  const sig = JSON.stringify([room.moves, current, busy]);
-  if (list.dataset.sig === sig) return;
-  list.dataset.sig = sig;
-  list.replaceChildren();
-  let li = null;
-  let number = 1;
-  // The engine names the first mover; turns alternate.
-  const first = view.start_to_move;
-  room.moves.forEach((t, i) => {
-    const side = i % 2 === 0 ? first : other(first);
-    if (!li || side === 'south') {
-      li = document.createElement('li');
-      li.value = number;
-      if (i === 0 && side === 'north') li.append('… ');
-      list.append(li);
-    }
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = `move${i === current - 1 ? ' current' : ''}${i >= current ? ' future' : ''}`;
-    b.textContent = t;
-    b.dataset.ply = String(i + 1);
-    b.disabled = busy;
-    if (i === current - 1) b.setAttribute('aria-current', 'step');
-    b.addEventListener('click', () => lookAt(i + 1));
-    li.append(b, ' ');
-    if (side === 'north') number += 1;
-  });
-  if (at === null) list.parentElement.scrollTop = list.parentElement.scrollHeight;
-  $('nav-first').disabled = $('nav-prev').disabled = busy || current === 0;
-  $('nav-next').disabled = $('nav-last').disabled = busy || at === null;
+/** The team panel: rosters, the vote, proposals, the mark controls; the team chat. */
+function renderTeam(member) {
+  rosters.render(room.moves.length);
+  const t = rosters.teams;
+  $('chat-team').hidden = !member;
+  $('team-tools').hidden = !member;
+  if (!t) return;
+  // The vote's line while it is our side's turn (the other side's vote is never seen).
+  $('vote-status').hidden = !member || t.mode !== 'vote' || !!room.outcome || !view || view.to_move !== member.side;
+  team.renderVotes(room.moves.length);
+  const b = $('btn-mark');
+  b.setAttribute('aria-pressed', String(team.marking));
+  b.classList.toggle('active', team.marking);
+  $('btn-mark-clear').disabled = !team.mine().length;
+  root.dataset.marking = String(team.marking);
+  root.dataset.teamMarks = member ? team.teamMarks().sort().join(',') : '';
+  root.dataset.vote = team.myVote ? `${team.myVote.ply}:${team.myVote.move}` : '';
 }
 
 /** Shows the game after `n` turns (the move list, the arrows); the game now at the end. */
@@ -327,7 +243,21 @@ async function decide(list) {
   }
   if (!pickOnly) await board.animate(next.events, Side(mover));
   busy = false;
-  if (completed) {
+  const kind = rosters.turnKind();
+  if (completed && kind !== 'turn') {
+    // A team's member votes, or proposes to his captain: the turn is not played yet, the
+    // board goes back to the game now (another vote replaces this one).
+    const ply = room.moves.length;
+    pending = [];
+    if (kind === 'vote') {
+      team.myVote = { ply, move: completed };
+      send({ type: 'vote', ply, move: completed });
+    } else {
+      send({ type: 'propose', move: completed });
+      $('team-message').textContent = fill(words.proposal_sent, { move: completed });
+    }
+    view = await begin();
+  } else if (completed) {
     const ply = room.moves.length;
     const move = completed;
     sent = { ply, token: move };
@@ -342,6 +272,7 @@ async function decide(list) {
 }
 
 function onHole(label) {
+  if (team.marking && rosters.me()) return team.toggle(label);
   if (!myTurn() || busy) return;
   const decision = turn.decisionFor(label);
   if (decision) decide([decision]);
@@ -387,7 +318,13 @@ async function replayLast() {
 async function onState(v) {
   const first = !room;
   room = v;
-  if (v.you) saved.side = v.you;
+  if (v.you && saved.side !== v.you) {
+    saved.side = v.you;
+    store();
+  }
+  rosters.teams = v.teams || null;
+  rosters.member = v.member || '';
+  team.fromState(v);
   pending = [];
   sent = null;
   at = null;
@@ -428,6 +365,8 @@ async function onTurn(v) {
   room.position = v.position;
   setClock(v.clock);
   lastTurn = { ...effect, mover: v.side };
+  team.turnPlayed(room.moves.length);
+  rosters.turnPlayed(room.moves.length);
   view = await begin();
   if (v.outcome && !room.outcome) sound.play('end');
   room.outcome = v.outcome;
@@ -442,51 +381,12 @@ function onPresence(v) {
   $('side-north').dataset.online = String(v.north.online);
   // Names of the seats from who is connected, for rooms whose seats carry none.
   for (const side of ['south', 'north']) if (room && !room.seats[side].name && names(side).length) room.seats[side].name = names(side)[0];
+  if (v.members) rosters.online = new Set(v.members);
   render();
 }
 
-/** A chat line, always as text (a name or a line is never read as markup). */
-function onChat(v) {
-  const list = $(`chat-log-${v.channel === 'players' ? 'players' : 'spectators'}`);
-  if (!list || muted.has(v.from)) return;
-  const li = document.createElement('li');
-  li.dataset.from = v.from;
-  const who = document.createElement('strong');
-  if (v.name) who.replaceChildren(nameElement(v.name));
-  else who.textContent = v.from === 'south' || v.from === 'north' ? sideWord(v.from) : words.spectator;
-  const text = document.createElement('span');
-  text.className = 'chat-text';
-  text.textContent = v.text;
-  li.append(who, ': ', text);
-  const mine = (room && room.you && v.from === room.you) || v.mine;
-  if (!mine) {
-    const mute = document.createElement('button');
-    mute.type = 'button';
-    mute.className = 'mute';
-    mute.textContent = words.mute;
-    mute.title = fill(words.mute_who, { name: who.textContent });
-    mute.addEventListener('click', () => {
-      muted.add(v.from);
-      saved.muted = [...muted];
-      store();
-      send({ type: 'mute', from: v.from });
-      for (const e of list.querySelectorAll('li')) if (e.dataset.from === v.from) e.remove();
-    });
-    li.append(' ', mute);
-  }
-  list.append(li);
-  while (list.children.length > 200) list.firstElementChild.remove();
-  list.scrollTop = list.scrollHeight;
-}
-
 function onRematchReady(v) {
-  if (v.token) {
-    try {
-      localStorage.setItem(`matombo-online-${v.room}`, JSON.stringify({ token: v.token, side: v.side }));
-    } catch (_) {
-      /* the seat link below carries the token */
-    }
-  }
+  if (v.token) writeRoom(v.room, { token: v.token, side: v.side });
   location.href = v.links && v.links.seat && v.token ? v.links.seat : `/online/game/${v.room}`;
 }
 
@@ -516,6 +416,16 @@ async function handle(v) {
       return onPresence(v);
     case 'chat':
       return onChat(v);
+    case 'teams':
+      rosters.teams = v.teams;
+      return render();
+    case 'proposal':
+      rosters.onProposal(v);
+      return render();
+    case 'votes':
+      return team.onVotes(v);
+    case 'marks':
+      return team.onMarks(v);
     case 'rematch':
       $('rematch-status').textContent =
         room && v.offered_by === room.you ? words.rematch_offered : fill(words.rematch_offer_from, { side: sideName(v.offered_by) });
@@ -549,67 +459,9 @@ async function handle(v) {
 
 // ---- connection ---------------------------------------------------------------------
 
-function send(msg) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
-}
-
-function connect() {
-  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-  const socket = new WebSocket(`${proto}://${location.host}/api/online/rooms/${id}/ws`);
-  ws = socket;
-  socket.onopen = () => {
-    retry = 500;
-    const hello = { type: 'hello' };
-    if (token) hello.token = token;
-    // The name given for this seat, else the one chosen in the lobby.
-    const name = saved.name || localStorage.getItem(NAME_KEY);
-    if (name) hello.name = name;
-    socket.send(JSON.stringify(hello));
-    for (const from of muted) socket.send(JSON.stringify({ type: 'mute', from }));
-  };
-  socket.onmessage = (m) => {
-    let v;
-    try {
-      v = JSON.parse(m.data);
-    } catch (_) {
-      return;
-    }
-    queue = queue.then(() => handle(v)).catch((e) => setError(e.message));
-  };
-  socket.onclose = async (e) => {
-    if (ws !== socket || ended) return;
-    if (e.code === 4404) return showMissing();
-    if (e.code === 4410) {
-      ended = 'closed';
-      if (room) render();
-      return;
-    }
-    // No state ever came: the room may not exist (a wrong link).
-    if (!stateSeen && (await roomMissing())) return showMissing();
-    $('status').textContent = words.reconnecting;
-    // 1012: the server restarts (or drains for another node): try again at once.
-    if (e.code === 1012) retry = 100;
-    setTimeout(() => {
-      if (ws === socket && !ended) connect();
-    }, retry);
-    retry = Math.min(retry * 2, 10000);
-  };
-}
-
-/** True when the server says the room does not exist (a 404, not a network failure). */
-async function roomMissing() {
-  if (!id) return true;
-  try {
-    const r = await fetch(`/api/online/rooms/${id}`);
-    return r.status === 404;
-  } catch (_) {
-    return false;
-  }
-}
-
 function showMissing() {
   ended = 'missing';
-  if (ws) ws.close();
+  socket.drop();
   $('missing').hidden = false;
   $('status').textContent = words.no_such_game;
   root.dataset.missing = 'true';
@@ -626,46 +478,37 @@ function showLinks() {
       $('invite-link').value = `${location.origin}/online/game/${id}#invite=${saved.invite}`;
     }
   }
+  // A team game's links to join each side (the creator has both, a member his side's).
+  for (const side of ['south', 'north']) {
+    const code = saved.invites && saved.invites[side];
+    $(`join-${side}-row`).hidden = !code || !room || !!room.outcome;
+    if (code) $(`join-${side}-link`).value = `${location.origin}/online/game/${id}#join=${code}`;
+  }
   $('chat-players').hidden = !lobbyServer() || !room.you;
   $('chat-spectators').hidden = !lobbyServer() || !!room.you;
 }
 
-/** Takes the free seat with the invitation: the name is asked on the page. */
-function offerClaim(invite) {
-  const form = $('claim');
-  form.hidden = false;
-  $('claim-name').value = localStorage.getItem(NAME_KEY) || '';
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    const name = $('claim-name').value.trim().slice(0, 40);
-    $('btn-claim').disabled = true;
-    try {
-      const r = await fetch(`/api/online/rooms/${id}/claim`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ invite, name }),
-      });
-      const v = await r.json();
-      if (!r.ok) {
-        setError(v.message);
-        $('btn-claim').disabled = false;
-        return;
-      }
-      form.hidden = true;
+/** Takes the free seat (`claim`) or joins a team (`join`): the name is asked on the page. */
+function offerClaim(kind, code) {
+  offerSeat({
+    id,
+    kind,
+    code,
+    words,
+    name: localStorage.getItem(NAME_KEY) || '',
+    error: setError,
+    done(v, name) {
       saved.name = name;
       if (name) localStorage.setItem(NAME_KEY, name);
+      // A member may pass his side's link on to more of his team.
+      if (kind === 'join') saved.invites = { [v.side]: code };
       adoptToken(v.token);
       // The spectator's connection makes way for the player's.
-      const old = ws;
-      ws = null;
-      if (old) old.close();
+      socket.drop();
       room = null;
       stateSeen = false;
-      connect();
-    } catch (e) {
-      setError(e.message);
-      $('btn-claim').disabled = false;
-    }
+      socket.connect();
+    },
   });
 }
 
@@ -705,17 +548,12 @@ $('btn-resign-yes').addEventListener('click', () => {
 });
 $('btn-abort').addEventListener('click', () => send({ type: 'abort' }));
 $('btn-rematch').addEventListener('click', () => send({ type: 'rematch' }));
-for (const form of document.querySelectorAll('.chat-form')) {
-  form.addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    const input = form.querySelector('input');
-    const text = input.value.trim();
-    if (!text) return;
-    send({ type: 'chat', text });
-    input.value = '';
-  });
-}
-for (const input of ['invite-link', 'seat-link', 'watch-link']) $(input).addEventListener('focus', (e) => e.target.select());
+$('btn-mark').addEventListener('click', () => {
+  team.marking = !team.marking;
+  render();
+});
+$('btn-mark-clear').addEventListener('click', () => team.clear());
+for (const input of ['invite-link', 'seat-link', 'watch-link', 'join-south-link', 'join-north-link']) $(input).addEventListener('focus', (e) => e.target.select());
 $('speed').addEventListener('input', (e) => {
   if (board) board.setSpeed(e.target.value);
   localStorage.setItem('matombo-speed', e.target.value);
@@ -737,15 +575,17 @@ $('labels').checked = localStorage.getItem('matombo-labels') === '1';
 $('record').href = `/api/online/rooms/${id}/record`;
 
 async function start() {
-  if (!id || (await roomMissing())) {
+  if (!id || (await roomMissing(id))) {
     showMissing();
     return;
   }
   const hash = new URLSearchParams(location.hash.slice(1));
   token = hash.get('seat') || saved.token || null;
   const invite = hash.get('invite');
+  const join = hash.get('join');
   if (token) adoptToken(token);
-  else if (invite) offerClaim(invite);
-  connect();
+  else if (invite) offerClaim('claim', invite);
+  else if (join) offerClaim('join', join);
+  socket.connect();
 }
 start();

@@ -2,7 +2,9 @@
 // (docs/api.md, "The lobby WebSocket"); create, accept, cancel; quick pairing; the
 // player's identity (a secret kept in this browser, a display name, a transfer code).
 // Without the lobby (a server that has none) the form still makes a link game.
+import './mine.js';
 import { isolate } from './names.js';
+import { writeRoom } from './stored.js';
 import { $, fill } from '../js/page.js';
 const words = JSON.parse($('ui-words').textContent);
 const lang = document.documentElement.lang || 'en';
@@ -68,6 +70,7 @@ function rulesetText(c) {
 
 function clockText(clock) {
   if (!clock) return words.no_clock;
+  if (clock.days_per_turn) return fill(words.days_each, { n: clock.days_per_turn });
   return `${Math.round(clock.initial_ms / 60000)} + ${Math.round(clock.increment_ms / 1000)}`;
 }
 
@@ -330,6 +333,15 @@ function fillSizes() {
 $('create-game').addEventListener('change', fillSizes);
 fillSizes();
 
+/** A team game's own fields show only when one is chosen (and vote time only for votes). */
+function showTeamFields() {
+  const mode = $('create-teams').value;
+  for (const e of document.querySelectorAll('#create .team-only')) e.hidden = !mode;
+  for (const e of document.querySelectorAll('#create .vote-only')) e.hidden = mode !== 'vote';
+}
+$('create-teams').addEventListener('change', showTeamFields);
+showTeamFields();
+
 function formRuleset(f) {
   const game = f.get('game');
   let r = `${game}:${f.get('size')}`;
@@ -346,19 +358,37 @@ $('create').addEventListener('submit', async (ev) => {
   const f = new FormData($('create'));
   const ruleset = formRuleset(f);
   const minutes = Number(f.get('minutes') || 0);
-  const clock =
-    minutes > 0 ? { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number(f.get('increment') || 0) * 1000) } : null;
+  const days = Number(f.get('days') || 0);
+  // Days a turn (a correspondence game) rather than minutes, when chosen.
+  const clock = days
+    ? { days_per_turn: days }
+    : minutes > 0
+      ? { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number(f.get('increment') || 0) * 1000) }
+      : null;
   const open = f.get('open') === 'open';
-  if (lobbyOk) {
+  const mode = f.get('teams');
+  /** @type {Record<string, any> | null} */
+  let teams = null;
+  if (mode) {
+    teams = { mode };
+    if (mode === 'vote') teams.vote_ms = Math.round(Number(f.get('vote_s') || 30) * 1000);
+    // Sent only when asked for: a server without public team games refuses the field.
+    if (f.get('public') === 'on') teams.public = true;
+  }
+  // Team games are made as rooms with links to join each side (the lobby's challenges
+  // are for two people).
+  if (lobbyOk && !teams) {
     const msg = { type: 'challenge', ruleset, side: f.get('side'), rated: f.get('rated') === 'on', open };
     if (clock) msg.clock = clock;
     send(msg);
     return;
   }
-  // Without the lobby: a room with an invitation link (unrated).
+  // A team game, or without the lobby: a room with links to share (unrated).
   const name = (get(NAME_KEY) || '').trim();
+  /** @type {Record<string, any>} */
   const body = { ruleset, side: f.get('side'), name };
   if (clock) body.clock = clock;
+  if (teams) body.teams = teams;
   try {
     const r = await fetch('/api/online/rooms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const v = await r.json();
@@ -366,7 +396,7 @@ $('create').addEventListener('submit', async (ev) => {
       $('error').textContent = v.message || words.create_failed;
       return;
     }
-    put(`matombo-online-${v.id}`, JSON.stringify({ token: v.token, invite: v.invite, name }));
+    writeRoom(v.id, { token: v.token, side: v.side, invite: v.invite, invites: v.invites, member: v.member, name });
     location.href = `/online/game/${v.id}?lang=${lang}#seat=${v.token}`;
   } catch (e) {
     $('error').textContent = `${words.create_failed}: ${e}`;

@@ -1,6 +1,8 @@
 //! `matombo puzzles`: mine puzzles from self-play, list them, re-prove them
 //! (crate `matombo_lab::puzzles`; docs/puzzles.md).
 
+mod online;
+
 use std::collections::HashSet;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -42,7 +44,7 @@ pub struct GenerateArgs {
     /// Boards, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "tsoro:6,tsoro:8,tsoro:21,nsolo:8")]
     pub rulesets: Vec<Ruleset>,
-    /// Self-play games per board.
+    /// Self-play games per board (0 with --db: the online games only).
     #[arg(long, default_value_t = 40)]
     pub games: usize,
     /// Index of the first game (to mine in chunks: `--first 40 --games 40 --append`).
@@ -69,6 +71,10 @@ pub struct GenerateArgs {
     /// Add to --out, skipping positions it already holds.
     #[arg(long, requires = "out")]
     pub append: bool,
+    /// Also mine the finished online games of this store (a SQLite file or a
+    /// postgres:// URL, as `serve --db`), those of --rulesets, after the self-play ones.
+    #[arg(long, value_name = "PATH_OR_URL")]
+    pub db: Option<String>,
 }
 
 /// Arguments of `matombo puzzles list`.
@@ -131,7 +137,7 @@ fn tables_of(dir: Option<&Path>, ruleset: Ruleset) -> anyhow::Result<Option<std:
 }
 
 fn generate(a: GenerateArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(a.games >= 1, "--games must be at least 1");
+    anyhow::ensure!(a.games >= 1 || a.db.is_some(), "--games must be at least 1 (or 0 with --db)");
     anyhow::ensure!(a.per_game >= 1, "--per-game must be at least 1");
     let mut existing = Vec::new();
     if a.append {
@@ -147,13 +153,10 @@ fn generate(a: GenerateArgs) -> anyhow::Result<()> {
     );
     let mut found: Vec<Puzzle> = Vec::new();
     for &ruleset in &a.rulesets {
-        let config = MineConfig {
-            ruleset,
-            seed: a.seed ^ hash_str(&ruleset.to_string()),
-            nodes: a.nodes,
-            tables: tables_of(a.egtb.as_deref(), ruleset)?,
-            per_game: a.per_game,
-        };
+        if a.games == 0 {
+            continue;
+        }
+        let config = config_of(&a, ruleset)?;
         let mut by_game: Vec<Option<Vec<Puzzle>>> = vec![None; a.games];
         matombo_lab::parallel(
             a.games,
@@ -178,6 +181,9 @@ fn generate(a: GenerateArgs) -> anyhow::Result<()> {
         tracing::info!("{ruleset}: {n} puzzles from {} games", a.games);
     }
     bar.finish_and_clear();
+    if let Some(db) = &a.db {
+        found.extend(online::mine_online(&a, db, &mut seen)?);
+    }
     let mut text = String::new();
     for p in &found {
         text.push_str(&serde_json::to_string(p)?);
@@ -194,7 +200,7 @@ fn generate(a: GenerateArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("writing {}", path.display()))?;
             f.write_all(text.as_bytes())?;
             eprintln!(
-                "{} new puzzles ({} in the file) from {} games a board in {:.0} s",
+                "{} new puzzles ({} in the file) from {} self-play games a board in {:.0} s",
                 found.len(),
                 existing.len() + found.len(),
                 a.games,
@@ -204,6 +210,16 @@ fn generate(a: GenerateArgs) -> anyhow::Result<()> {
         None => print!("{text}"),
     }
     Ok(())
+}
+
+fn config_of(a: &GenerateArgs, ruleset: Ruleset) -> anyhow::Result<MineConfig> {
+    Ok(MineConfig {
+        ruleset,
+        seed: a.seed ^ hash_str(&ruleset.to_string()),
+        nodes: a.nodes,
+        tables: tables_of(a.egtb.as_deref(), ruleset)?,
+        per_game: a.per_game,
+    })
 }
 
 fn hash_str(s: &str) -> u64 {
