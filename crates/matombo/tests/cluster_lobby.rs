@@ -209,7 +209,10 @@ async fn a_challenge_made_on_one_node_is_accepted_on_another() {
         game.play(&mv.parse().unwrap()).unwrap();
         for ws in [me, other] {
             let t = recv_type(ws, "turn").await;
-            assert_eq!((t["ply"].as_u64(), t["position"].as_str()), (Some(ply as u64), Some(&*game.position().to_string())));
+            assert_eq!(
+                (t["ply"].as_u64(), t["position"].as_str()),
+                (Some(ply as u64), Some(&*game.position().to_string()))
+            );
         }
     }
     send(&mut south, json!({"type": "resign"})).await;
@@ -259,22 +262,22 @@ async fn two_seekers_on_two_nodes_are_paired_once() {
     let (mut p, _) = lobby(&a.host, Some(&secret()), "Rudo").await;
     let (mut q, _) = lobby(&b.host, Some(&q_secret), "Tendai").await;
     let t0 = Instant::now();
-    send(&mut p, json!({"type": "seek", "ruleset": "nsolo:6"})).await;
-    assert_eq!(recv_type(&mut p, "seeking").await["seek"]["ruleset"], "nsolo:6");
-    send(&mut q, json!({"type": "seek", "ruleset": "nsolo:6"})).await;
+    send(&mut p, json!({"type": "seek", "ruleset": "nsolo:8"})).await;
+    assert_eq!(recv_type(&mut p, "seeking").await["seek"]["ruleset"], "nsolo:8");
+    send(&mut q, json!({"type": "seek", "ruleset": "nsolo:8"})).await;
     let (mp, mq) = (recv_type(&mut p, "matched").await, recv_type(&mut q, "matched").await);
     eprintln!("paired across nodes in {:?}", t0.elapsed());
     assert_eq!(mp["room"], mq["room"]);
     assert_ne!(mp["side"], mq["side"]);
     assert_eq!(mp["challenge"], Value::Null);
     // Paired once: the seeks are gone, so a new seek waits alone.
-    send(&mut p, json!({"type": "seek", "ruleset": "nsolo:6"})).await;
+    send(&mut p, json!({"type": "seek", "ruleset": "nsolo:8"})).await;
     none_of(&mut p, "matched", Duration::from_millis(1500)).await;
     // One seek per player across nodes: the same player seeking on A too is refused.
     let (mut q_on_a, _) = lobby(&a.host, Some(&q_secret), "Tendai").await;
-    send(&mut q, json!({"type": "seek", "ruleset": "nsolo:7"})).await;
+    send(&mut q, json!({"type": "seek", "ruleset": "nsolo:9"})).await;
     recv_type(&mut q, "seeking").await;
-    send(&mut q_on_a, json!({"type": "seek", "ruleset": "nsolo:8"})).await;
+    send(&mut q_on_a, json!({"type": "seek", "ruleset": "nsolo:10"})).await;
     let refused = recv_type_or_error(&mut q_on_a).await;
     assert_eq!(refused["error"], "too_many_challenges", "{refused}");
 }
