@@ -136,7 +136,7 @@ impl Links {
 }
 
 /// A lobby player bound to a room's seat: id, name, rating at the start (null if unknown).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatPlayer {
     /// The player's public id (null for a guest, in a listed game).
     pub id: Option<String>,

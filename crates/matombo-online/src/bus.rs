@@ -77,8 +77,8 @@ pub(crate) enum To {
     Team(BusSide),
 }
 
-/// What happened to a room.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+/// What happened to a room (or to the lobby).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub(crate) enum Event {
     /// A turn stored (with the game's end if it ended it).
@@ -125,6 +125,37 @@ pub(crate) enum Event {
         #[serde(default)]
         members: Vec<String>,
     },
+    /// Lobby (no room): a challenge made on the sending node.
+    ChallengeAdded {
+        /// The challenge.
+        challenge: super::lobby_shared::SharedChallenge,
+    },
+    /// Lobby: a challenge gone (taken, cancelled, its maker gone).
+    ChallengeRemoved {
+        /// Its id.
+        id: String,
+        /// Its maker.
+        player: String,
+        /// Listed (else only its maker hears of it).
+        open: bool,
+    },
+    /// Lobby: a message for one player's lobby connections.
+    ToPlayer {
+        /// The player.
+        player: String,
+    },
+    /// Lobby: a game in progress listed.
+    GameListed {
+        /// The game.
+        game: matombo_api::online::ListedGame,
+    },
+    /// Lobby: a listed game over.
+    GameUnlisted {
+        /// Its room.
+        id: String,
+    },
+    /// Lobby: a seek stored; the leader pairs at once.
+    SeekAdded,
 }
 
 /// One note on the bus.
@@ -156,6 +187,10 @@ impl Bus {
         let text = msg.map(to_text);
         let _ = self.out.send(Note { node: self.node, room: room.to_string(), event, text });
     }
+
+    fn publish_text(&self, event: Event, text: Option<String>) {
+        let _ = self.out.send(Note { node: self.node, room: String::new(), event, text });
+    }
 }
 
 impl Audience {
@@ -173,6 +208,18 @@ impl Audience {
 impl OnlineState {
     fn bus(&self) -> Option<&Bus> {
         self.inner.cluster.as_ref().map(|c| &c.bus)
+    }
+
+    /// This node's id on the bus, in a cluster.
+    pub(crate) fn node_id(&self) -> Option<u64> {
+        self.bus().map(Bus::node)
+    }
+
+    /// Tells the other nodes of a lobby change (`text`: the wire message passed on).
+    pub(crate) fn publish_lobby(&self, event: Event, text: Option<String>) {
+        if let Some(b) = self.bus() {
+            b.publish_text(event, text);
+        }
     }
 
     /// Tells the other nodes of a turn this node stored (and sent as `msg`).
@@ -344,10 +391,23 @@ pub(crate) fn listen(s: &OnlineState, url: String) {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
-            if !first {
-                let Some(inner) = weak.upgrade() else { return };
-                resync_all(&OnlineState { inner }).await;
+            let Some(inner) = weak.upgrade() else { return };
+            let s = OnlineState { inner };
+            // This node's lock, held as long as this connection: while it is held, the
+            // leader keeps the lobby rows of this node's connections.
+            if let Some(node) = s.node_id() {
+                if let Err(e) = crate::store::postgres::PgStore::hold_node_lock(&client, node).await {
+                    tracing::warn!(error = %e, "bus: cannot take the node's lock; trying again");
+                    driver.abort();
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
             }
+            if !first {
+                resync_all(&s).await;
+            }
+            super::lobby_shared::reread(&s).await;
+            drop(s);
             first = false;
             tracing::info!("bus: listening");
             while let Some(p) = notes.recv().await {
@@ -415,6 +475,10 @@ pub(crate) async fn reload(s: &OnlineState, h: &Arc<RoomHandle>, room: &mut Room
 
 async fn on_note(s: &OnlineState, n: Note) {
     if s.bus().is_some_and(|b| b.node() == n.node) {
+        return;
+    }
+    if n.room.is_empty() {
+        super::lobby_shared::on_note(s, n.event, n.text);
         return;
     }
     let Some(h) = s.inner.get(&n.room) else { return };
@@ -505,6 +569,8 @@ async fn on_note(s: &OnlineState, n: Note) {
                 super::teamws::close_if_all_voted(s, &h).await;
             }
         }
+        // Lobby notes have no room (handled above).
+        _ => {}
     }
 }
 

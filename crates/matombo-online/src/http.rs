@@ -257,9 +257,10 @@ pub(super) async fn create_room(
         Op::Many(team_ops)
     };
     let invites = room.teams.as_ref().map(|t| BySide { south: t.invites[0].clone(), north: t.invites[1].clone() });
-    if let Err(e) = s.inner.store.write(op).await {
+    let addrs: Vec<IpAddr> = addr.into_iter().collect();
+    if let Err(e) = super::quota::write_room(&s, op, &addrs, &[]).await {
         release(&s);
-        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
+        return Err(e);
     }
     s.inner.rooms.lock().expect("rooms lock").insert(id.clone(), RoomHandle::new(room, addr, &s.inner.limits));
     tracing::info!(room = %id, %ruleset, teams = invites.is_some(), "game created");
@@ -400,11 +401,15 @@ pub(super) async fn claim_seat(
         ));
     }
     let now = s.now();
-    s.inner
-        .store
-        .write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now })
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    let claimed = s.inner.store.write(Op::Claim { id: id.clone(), side, name: name.clone(), at: now }).await;
+    if let Err(e) = claimed {
+        if let super::store::StoreError::SeatTaken(_) = e {
+            // Claimed through another node first: this copy catches up, the claim is refused.
+            super::bus::reload(&s, &h, &mut room).await;
+            return Err(ApiError::new(ErrorCode::SeatsTaken, RoomError::SeatsTaken.to_string()));
+        }
+        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
+    }
     room.commit_claim(side, &name, now);
     let token = room.seats[side.index()].token.clone();
     // Broadcast as a "seats" update: `you` differs per connection, so no full state.

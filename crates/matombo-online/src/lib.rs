@@ -27,6 +27,7 @@ mod http;
 mod leader;
 mod lifecycle;
 mod lobby;
+mod lobby_shared;
 pub mod methods;
 pub mod metrics;
 pub mod names;

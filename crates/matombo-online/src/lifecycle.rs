@@ -80,8 +80,8 @@ pub(super) fn finished(s: &OnlineState, h: &Arc<RoomHandle>) {
     }
     super::quota::release(s, &h.id);
     let meta = h.meta.lock().expect("meta lock").clone();
-    if meta.listed {
-        s.inner.lobby.unlist_game(&h.id);
+    if meta.listed && s.inner.lobby.unlist_game(&h.id) {
+        super::lobby_shared::publish_unlisted(s, &h.id);
     }
     if meta.rated && tokio::runtime::Handle::try_current().is_ok() {
         // The ratings were changed in the write that stored the end: tell the room and the

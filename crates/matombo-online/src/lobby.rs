@@ -42,43 +42,47 @@ pub(crate) struct PlayerRef {
     pub(crate) rating: Rating,
 }
 
-struct Challenge {
-    id: String,
-    ruleset: Ruleset,
-    side: SideChoice,
-    clock: Option<TimeControl>,
-    rated: bool,
-    open: bool,
-    created: u64,
-    by: PlayerRef,
+pub(crate) struct Challenge {
+    pub(crate) id: String,
+    pub(crate) ruleset: Ruleset,
+    pub(crate) side: SideChoice,
+    pub(crate) clock: Option<TimeControl>,
+    pub(crate) rated: bool,
+    pub(crate) open: bool,
+    pub(crate) created: u64,
+    pub(crate) by: PlayerRef,
     /// The challenger's address (the room counts against its quota).
-    addr: Option<IpAddr>,
+    pub(crate) addr: Option<IpAddr>,
 }
 
-struct Seek {
-    conn: u64,
-    player: PlayerRef,
-    ruleset: Ruleset,
-    clock: Option<TimeControl>,
-    rated: bool,
-    since: Instant,
-    addr: Option<IpAddr>,
+pub(crate) struct Seek {
+    /// The node holding the connection (a cluster; 0 alone).
+    pub(crate) node: u64,
+    pub(crate) conn: u64,
+    pub(crate) player: PlayerRef,
+    pub(crate) ruleset: Ruleset,
+    pub(crate) clock: Option<TimeControl>,
+    pub(crate) rated: bool,
+    pub(crate) since: Instant,
+    pub(crate) addr: Option<IpAddr>,
 }
 
+/// The lobby as this node sees it. In a cluster, `challenges` and `games` are this node's
+/// copy of the shared lobby and `seeks` stays empty (the seeks are rows: lobby_shared).
 #[derive(Default)]
-struct LobbyState {
-    challenges: Vec<Challenge>,
+pub(crate) struct LobbyState {
+    pub(crate) challenges: Vec<Challenge>,
     seeks: Vec<Seek>,
     /// Connection → (its player, its own channel).
-    conns: HashMap<u64, (Option<String>, mpsc::UnboundedSender<Utf8Bytes>)>,
+    pub(crate) conns: HashMap<u64, (Option<String>, mpsc::UnboundedSender<Utf8Bytes>)>,
     /// Listed games in progress by room id.
-    games: BTreeMap<String, ListedGame>,
+    pub(crate) games: BTreeMap<String, ListedGame>,
 }
 
 /// The lobby's shared state and its broadcast channel.
 pub(crate) struct Lobby {
-    state: Mutex<LobbyState>,
-    tx: broadcast::Sender<Utf8Bytes>,
+    pub(crate) state: Mutex<LobbyState>,
+    pub(crate) tx: broadcast::Sender<Utf8Bytes>,
     next_conn: AtomicU64,
     /// Quotas of the rooms the lobby makes.
     pub(crate) charges: super::quota::Charges,
@@ -107,7 +111,7 @@ pub(crate) fn player_json(p: &super::store::PlayerInfo) -> PlayerJson {
     PlayerJson { id: p.id.clone(), name: p.name.clone(), created: p.created, ratings }
 }
 
-fn challenge_json(c: &Challenge) -> ChallengeJson {
+pub(crate) fn challenge_json(c: &Challenge) -> ChallengeJson {
     let r = c.ruleset;
     ChallengeJson {
         id: c.id.clone(),
@@ -160,7 +164,7 @@ impl Lobby {
     }
 
     /// Lists a game in progress (a lobby game, at its start or reload).
-    pub(crate) fn list_game(&self, room: &Room, meta: &Meta, now: u64) {
+    pub(crate) fn list_game(&self, room: &Room, meta: &Meta, now: u64) -> ListedGame {
         let p = |i: usize| SeatPlayer {
             id: meta.players[i].as_ref().map(|p| p.0.clone()),
             name: room.seats[i].name.clone(),
@@ -177,14 +181,17 @@ impl Lobby {
             started: now,
         };
         self.state.lock().expect("lobby lock").games.insert(room.id.clone(), g.clone());
-        self.send(&LobbyOut::GameAdded { game: g });
+        self.send(&LobbyOut::GameAdded { game: g.clone() });
+        g
     }
 
-    /// A listed game is over (or closed).
-    pub(crate) fn unlist_game(&self, id: &str) {
-        if self.state.lock().expect("lobby lock").games.remove(id).is_some() {
+    /// A listed game is over (or closed); true if it was listed here.
+    pub(crate) fn unlist_game(&self, id: &str) -> bool {
+        let was = self.state.lock().expect("lobby lock").games.remove(id).is_some();
+        if was {
             self.send(&LobbyOut::GameRemoved { id: id.to_string() });
         }
+        was
     }
 
     /// Tells a player's lobby connections his new profile.
@@ -237,9 +244,10 @@ pub(crate) async fn create_bound_room(
         Op::Claim { id: id.clone(), side: Side::North, name: players[1].1.clone(), at: now },
         Op::Bind { id: id.clone(), players: [players[0].0.clone(), players[1].0.clone()], rated, listed },
     ]);
-    if let Err(e) = s.inner.store.write(op).await {
+    let (addrs, ids) = charge.parts();
+    if let Err(e) = super::quota::write_room(s, op, addrs, ids).await {
         super::quota::give_back(s, charge);
-        return Err(ApiError::new(ErrorCode::Storage, e.to_string()));
+        return Err(e);
     }
     super::quota::hold(s, &id, charge);
     let meta = Meta {
@@ -248,7 +256,8 @@ pub(crate) async fn create_bound_room(
         listed,
     };
     if listed {
-        s.inner.lobby.list_game(&room, &meta, now);
+        let g = s.inner.lobby.list_game(&room, &meta, now);
+        super::lobby_shared::publish_listed(s, &g);
     }
     let h = RoomHandle::new(room, None, &s.inner.limits);
     *h.meta.lock().expect("meta lock") = meta;
@@ -256,6 +265,25 @@ pub(crate) async fn create_bound_room(
     watch_clock(s.clone(), h);
     tracing::info!(room = %id, %ruleset, rated, "game created from the lobby");
     Ok((id, tokens))
+}
+
+/// Lists a challenge just made and tells who must hear of it (every node in a cluster).
+fn announce(s: &OnlineState, mut st: std::sync::MutexGuard<'_, LobbyState>, c: Challenge) {
+    let lobby = &s.inner.lobby;
+    let v = LobbyOut::ChallengeAdded { challenge: challenge_json(&c) };
+    if c.open {
+        lobby.send(&v);
+    } else {
+        // Link-only: its creator alone hears of it.
+        lobby.tell(&st, &c.by.id, &v);
+    }
+    super::lobby_shared::publish_added(s, &c, &v);
+    st.challenges.push(c);
+}
+
+/// A copy of a challenge (kept listed while the database decides an accept).
+fn clone_challenge(c: &Challenge) -> Challenge {
+    Challenge { id: c.id.clone(), by: c.by.clone(), addr: c.addr, ..*c }
 }
 
 fn random_side() -> Side {
@@ -291,20 +319,21 @@ async fn start_match(
         create_bound_room(s, t.ruleset, t.clock.map(Clocks::of), t.rated, t.listed, [seat(south), seat(north)], charge)
             .await?;
     let challenge = t.challenge;
-    let st = s.inner.lobby.state.lock().expect("lobby lock");
     for (side, p) in [(Side::South, south), (Side::North, north)] {
         let token = &tokens[side.index()];
-        s.inner.lobby.tell(
-            &st,
-            &p.id,
-            &LobbyOut::Matched {
-                room: id.clone(),
-                side: side_json(side),
-                token: token.clone(),
-                links: links(&id, Some(token), None),
-                challenge: challenge.clone(),
-            },
-        );
+        let m = LobbyOut::Matched {
+            room: id.clone(),
+            side: side_json(side),
+            token: token.clone(),
+            links: links(&id, Some(token), None),
+            challenge: challenge.clone(),
+        };
+        if s.clustered() {
+            // The player's lobby connections may be on other nodes.
+            super::lobby_shared::tell_everywhere(s, &p.id, &m);
+        } else {
+            s.inner.lobby.tell_player(&p.id, &m);
+        }
     }
     Ok(())
 }
@@ -318,7 +347,7 @@ fn window(waited: Duration) -> f64 {
 
 /// Pairs waiting players: the first two compatible seeks whose ratings are within the
 /// older one's window. Answers the pairs removed from the queue.
-fn find_pairs(seeks: &mut Vec<Seek>, now: Instant) -> Vec<(Seek, Seek)> {
+pub(crate) fn find_pairs(seeks: &mut Vec<Seek>, now: Instant) -> Vec<(Seek, Seek)> {
     let mut out = Vec::new();
     'again: loop {
         for i in 0..seeks.len() {
@@ -349,13 +378,22 @@ async fn pair_now(s: &OnlineState) {
         find_pairs(&mut st.seeks, Instant::now())
     };
     for (a, b) in pairs {
-        {
-            let st = s.inner.lobby.state.lock().expect("lobby lock");
-            for p in [&a.player.id, &b.player.id] {
-                s.inner.lobby.tell(&st, p, &LobbyOut::Seeking { seek: None });
+        start_pair(s, a, b).await;
+    }
+}
+
+/// Starts the game of two seeks taken from the queue (or the database), telling both.
+pub(crate) async fn start_pair(s: &OnlineState, a: Seek, b: Seek) {
+    {
+        for p in [&a.player.id, &b.player.id] {
+            if s.clustered() {
+                super::lobby_shared::tell_everywhere(s, p, &LobbyOut::Seeking { seek: None });
+            } else {
+                s.inner.lobby.tell_player(p, &LobbyOut::Seeking { seek: None });
             }
         }
         let side = random_side();
+        let ids = [a.player.id.clone(), b.player.id.clone()];
         let terms = Terms { ruleset: a.ruleset, clock: a.clock, rated: a.rated, listed: true, challenge: None };
         let charge = super::quota::take(s, [a.addr, b.addr], [Some(&a.player.id), Some(&b.player.id)]);
         let done = match charge {
@@ -364,6 +402,10 @@ async fn pair_now(s: &OnlineState) {
         };
         if let Err(e) = done {
             // Both hear why no game came (their seeks are gone: they may seek again).
+            if s.clustered() {
+                super::lobby_shared::pairing_failed(s, [&ids[0], &ids[1]], &e);
+                return;
+            }
             let st = s.inner.lobby.state.lock().expect("lobby lock");
             let why = Utf8Bytes::from(to_text(&LobbyOut::Error(WireError::new(e.code(), &e.to_string(), None))));
             for conn in [a.conn, b.conn] {
@@ -388,6 +430,12 @@ pub(super) fn pairing_loop(s: &OnlineState) {
             tick.tick().await;
             let Some(inner) = weak.upgrade() else { break };
             let s = OnlineState { inner };
+            if s.clustered() {
+                if s.is_leader() {
+                    super::lobby_shared::leader_tick(&s).await;
+                }
+                continue;
+            }
             if !s.inner.lobby.state.lock().expect("lobby lock").seeks.is_empty() {
                 pair_now(&s).await;
             }
@@ -666,8 +714,18 @@ fn leave(s: &OnlineState, conn: u64) {
     let mut st = lobby.state.lock().expect("lobby lock");
     let player = st.conns.remove(&conn).and_then(|(p, _)| p);
     st.seeks.retain(|k| k.conn != conn);
+    if s.clustered() {
+        let s2 = s.clone();
+        tokio::spawn(async move { super::lobby_shared::unseek(&s2, conn).await });
+    }
     let Some(player) = player else { return };
     if st.conns.values().any(|(p, _)| p.as_deref() == Some(player.as_str())) {
+        return;
+    }
+    if s.clustered() {
+        // The challenges made through this node go, on every node (the database decides).
+        drop(st);
+        super::lobby_shared::left(s, player);
         return;
     }
     let mut gone = Vec::new();
@@ -751,49 +809,58 @@ async fn handle_msg(
             // A fresh view of the player's rating (it may have changed since the hello).
             let fresh = load_player(s, &p.id).await?;
             let by = PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
-            let mut st = lobby.state.lock().expect("lobby lock");
-            if st.challenges.iter().filter(|c| c.by.id == by.id).count() >= limits.challenges_per_player {
-                return Err(ApiError::new(
-                    ErrorCode::TooManyChallenges,
-                    format!("at most {} open challenges per player", limits.challenges_per_player),
-                ));
-            }
-            if st.challenges.len() >= limits.max_challenges {
-                return Err(ApiError::new(ErrorCode::Busy, "the lobby is full"));
-            }
-            if !actions.take() {
-                return Err(rate_limited());
-            }
-            let c = Challenge {
-                id: random_secret(10),
-                ruleset,
-                side: side.unwrap_or(SideChoice::Random),
-                clock,
-                rated,
-                open,
-                created: now_ms(),
-                by,
-                addr: lobby.charges.addr_of(conn),
+            let c = {
+                let st = lobby.state.lock().expect("lobby lock");
+                if st.challenges.iter().filter(|c| c.by.id == by.id).count() >= limits.challenges_per_player {
+                    return Err(ApiError::new(
+                        ErrorCode::TooManyChallenges,
+                        format!("at most {} open challenges per player", limits.challenges_per_player),
+                    ));
+                }
+                if st.challenges.len() >= limits.max_challenges {
+                    return Err(ApiError::new(ErrorCode::Busy, "the lobby is full"));
+                }
+                if !actions.take() {
+                    return Err(rate_limited());
+                }
+                let c = Challenge {
+                    id: random_secret(10),
+                    ruleset,
+                    side: side.unwrap_or(SideChoice::Random),
+                    clock,
+                    rated,
+                    open,
+                    created: now_ms(),
+                    by,
+                    addr: lobby.charges.addr_of(conn),
+                };
+                if !s.clustered() {
+                    announce(s, st, c);
+                    return Ok(Vec::new());
+                }
+                c
             };
-            let v = LobbyOut::ChallengeAdded { challenge: challenge_json(&c) };
-            if c.open {
-                lobby.send(&v);
-            } else {
-                // Link-only: its creator alone hears of it.
-                lobby.tell(&st, &c.by.id, &v);
-            }
-            st.challenges.push(c);
-            let _ = conn;
+            // In a cluster, stored first: the row is what another node's accept takes.
+            super::lobby_shared::store_challenge(s, &c).await?;
+            announce(s, lobby.state.lock().expect("lobby lock"), c);
             Ok(Vec::new())
         }
         LobbyMsg::Cancel { id } => {
             let p = me.as_ref().ok_or_else(no_identity)?;
+            let mine = || ApiError::new(ErrorCode::NotFound, "no such challenge of yours");
+            if !lobby.state.lock().expect("lobby lock").challenges.iter().any(|c| c.id == id && c.by.id == p.id) {
+                return Err(mine());
+            }
+            // In a cluster an accept on another node may take it first.
+            if !super::lobby_shared::take(s, &id, Some(&p.id)).await? {
+                return Err(mine());
+            }
             let mut st = lobby.state.lock().expect("lobby lock");
-            let i = st
-                .challenges
-                .iter()
-                .position(|c| c.id == id && c.by.id == p.id)
-                .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such challenge of yours"))?;
+            // Without a cluster nothing ran between the check and here; in one, a note
+            // may have removed the copy: the row taken is what counts.
+            let Some(i) = st.challenges.iter().position(|c| c.id == id) else {
+                return if s.clustered() { Ok(Vec::new()) } else { Err(mine()) };
+            };
             let c = st.challenges.remove(i);
             drop(st);
             let v = LobbyOut::ChallengeRemoved { id: c.id.clone(), reason: "cancelled" };
@@ -802,6 +869,7 @@ async fn handle_msg(
             } else {
                 lobby.tell_player(&p.id, &v);
             }
+            super::lobby_shared::publish_removed(s, &c.id, &p.id, c.open, &v);
             Ok(Vec::new())
         }
         LobbyMsg::Accept { id } => {
@@ -820,15 +888,35 @@ async fn handle_msg(
                 let c = &st.challenges[i];
                 let charge =
                     super::quota::take(s, [c.addr, lobby.charges.addr_of(conn)], [Some(&c.by.id), Some(&p.id)])?;
-                (st.challenges.remove(i), charge)
+                if s.clustered() {
+                    // The database decides between accepts on several nodes (below).
+                    (Challenge { ..clone_challenge(c) }, charge)
+                } else {
+                    (st.challenges.remove(i), charge)
+                }
             };
             let (c, charge) = c;
+            if s.clustered() {
+                let gone = || ApiError::new(ErrorCode::NotFound, "no such challenge");
+                match super::lobby_shared::take(s, &id, None).await {
+                    Ok(true) => lobby.state.lock().expect("lobby lock").challenges.retain(|x| x.id != id),
+                    Ok(false) => {
+                        super::quota::give_back(s, charge);
+                        return Err(gone());
+                    }
+                    Err(e) => {
+                        super::quota::give_back(s, charge);
+                        return Err(e);
+                    }
+                }
+            }
             let v = LobbyOut::ChallengeRemoved { id: c.id.clone(), reason: "accepted" };
             if c.open {
                 lobby.send(&v);
             } else {
                 lobby.tell_player(&c.by.id, &v);
             }
+            super::lobby_shared::publish_removed(s, &c.id, &c.by.id, c.open, &v);
             let fresh = match load_player(s, &p.id).await {
                 Ok(f) => f,
                 Err(e) => {
@@ -853,6 +941,23 @@ async fn handle_msg(
             let fresh = load_player(s, &p.id).await?;
             let player =
                 PlayerRef { id: fresh.id.clone(), name: fresh.name.clone(), rating: rating_in(&fresh, ruleset) };
+            if s.clustered() {
+                if !actions.take() {
+                    return Err(rate_limited());
+                }
+                let since = now_ms();
+                let addr = lobby.charges.addr_of(conn);
+                let k = Seek { node: 0, conn, player, ruleset, clock, rated, since: Instant::now(), addr };
+                let m =
+                    LobbyOut::Seeking { seek: Some(SeekJson { ruleset: ruleset.to_string(), clock, rated, since }) };
+                // Told before the leader may pair it, so that `seeking` comes before `matched`.
+                super::lobby_shared::tell_everywhere(s, &k.player.id, &m);
+                if let Err(e) = super::lobby_shared::seek(s, conn, &k).await {
+                    super::lobby_shared::tell_everywhere(s, &k.player.id, &LobbyOut::Seeking { seek: None });
+                    return Err(e);
+                }
+                return Ok(Vec::new());
+            }
             {
                 let mut st = lobby.state.lock().expect("lobby lock");
                 if st.seeks.iter().any(|k| k.player.id == player.id) {
@@ -870,12 +975,13 @@ async fn handle_msg(
                     },
                 );
                 let addr = lobby.charges.addr_of(conn);
-                st.seeks.push(Seek { conn, player, ruleset, clock, rated, since: Instant::now(), addr });
+                st.seeks.push(Seek { node: 0, conn, player, ruleset, clock, rated, since: Instant::now(), addr });
             }
             pair_now(s).await;
             Ok(Vec::new())
         }
         LobbyMsg::Unseek {} => {
+            super::lobby_shared::unseek(s, conn).await;
             let mut st = lobby.state.lock().expect("lobby lock");
             let before = st.seeks.len();
             st.seeks.retain(|k| k.conn != conn);
@@ -891,6 +997,7 @@ mod tests {
 
     fn seek(id: &str, rating: f64, ago: u64, ruleset: &str) -> Seek {
         Seek {
+            node: 0,
             conn: 0,
             player: PlayerRef { id: id.into(), name: id.into(), rating: Rating { rating, rd: 100.0, vol: 0.06 } },
             ruleset: ruleset.parse().unwrap(),

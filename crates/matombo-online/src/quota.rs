@@ -81,6 +81,57 @@ impl Charge {
     pub(crate) fn first_addr(&self) -> Option<IpAddr> {
         self.addrs.first().copied()
     }
+
+    /// The addresses and players charged.
+    pub(crate) fn parts(&self) -> (&[IpAddr], &[String]) {
+        (&self.addrs, &self.players)
+    }
+}
+
+/// Writes a room's creation. In a cluster, counted across nodes in the same transaction
+/// (issue 35): each address's and player's creation budget in the database, the
+/// unfinished rooms of the first address (the room's `creator_addr`) and of each player
+/// counted from the rooms themselves, so that N nodes do not allow N times the quotas.
+/// This node's own counts (taken before) stay: they are never more than the database's.
+pub(crate) async fn write_room(
+    s: &OnlineState,
+    op: super::store::Op,
+    addrs: &[IpAddr],
+    players: &[String],
+) -> Result<(), ApiError> {
+    let storage = |e: super::store::StoreError| ApiError::new(ErrorCode::Storage, e.to_string());
+    let Some(pg) = s.inner.store.shared() else {
+        return s.inner.store.write(op).await.map(|_| ()).map_err(storage);
+    };
+    let limits = &s.inner.limits;
+    let mut budgets: Vec<String> = addrs.iter().map(|a| format!("addr:{a}")).collect();
+    budgets.extend(players.iter().map(|p| format!("player:{p}")));
+    let k = super::store::postgres::Counted {
+        addr: addrs.first().map(|a| a.to_string()),
+        players: players.to_vec(),
+        budgets,
+        max_rooms: limits.rooms_per_addr,
+        rate: limits.rooms_per_sec,
+        burst: 2.0 * limits.rooms_per_sec,
+        now: super::handle::now_ms(),
+    };
+    use super::store::postgres::Refusal;
+    match pg.write_counted(op, &k).await {
+        Ok(_) => Ok(()),
+        Err(Refusal::Budget) => Err(ApiError::new(
+            ErrorCode::RateLimited,
+            format!("one address or player may start at most {} games per second", limits.rooms_per_sec),
+        )),
+        Err(Refusal::AddrQuota) => Err(ApiError::new(
+            ErrorCode::TooManyRooms,
+            format!("at most {} unfinished games per address; finish one first", limits.rooms_per_addr),
+        )),
+        Err(Refusal::PlayerQuota) => Err(ApiError::new(
+            ErrorCode::TooManyRooms,
+            format!("at most {} unfinished games per player; finish one first", limits.rooms_per_addr),
+        )),
+        Err(Refusal::Store(e)) => Err(storage(e)),
+    }
 }
 
 fn distinct<T: PartialEq + Clone>(xs: impl IntoIterator<Item = Option<T>>) -> Vec<T> {

@@ -81,7 +81,7 @@ pub struct ChallengeJson {
 }
 
 /// A listed game in progress.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ListedGame {
     /// The room.
     pub id: String,

@@ -58,6 +58,9 @@ pub enum StoreError {
     /// A join refused: the side has its most members (another node was first).
     #[error("room {0}: the side has its most members")]
     TeamFull(String),
+    /// A claim refused: the seat was claimed already (through another node).
+    #[error("room {0}: the seat is taken")]
+    SeatTaken(String),
 }
 
 impl StoreError {
@@ -356,6 +359,11 @@ pub trait GameStore: Send + Sync + 'static {
     /// Rates an attempt in one transaction: the identity's first at the puzzle moves its
     /// rating, a later one changes nothing (see [`puzzles`]).
     fn puzzle_attempt(&self, a: puzzles::PuzzleAttempt) -> StoreFuture<'_, puzzles::AttemptOutcome>;
+    /// The store several nodes share (PostgreSQL): the lobby's rows and the budgets and
+    /// quotas counted across nodes. None for SQLite, which is one node.
+    fn shared(&self) -> Option<&postgres::PgStore> {
+        None
+    }
 }
 
 /// Opens the store `db`: creates the file or connects, and brings the schema up to date.

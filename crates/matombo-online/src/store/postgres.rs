@@ -17,6 +17,9 @@ use matombo_core::{Outcome, Ruleset, Termination};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{GenericClient, NoTls, Row};
 
+mod shared;
+pub use shared::{ChallengeRow, Counted, Refusal, SeekRow};
+
 use super::{
     rated_after, rebuild, result_of, side_name, teams_of, ArchiveEntry, Binding, GameStore, HistoryRow, LeaderRow, Op,
     PlayerInfo, PublicTeamRow, RatingChange, RoomRow, StoreError, StoreFuture, TeamRow,
@@ -147,7 +150,31 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE rooms ADD COLUMN deadline BIGINT;
      CREATE INDEX rooms_deadline ON rooms(deadline) WHERE deadline IS NOT NULL;
      ALTER TABLE teams ADD COLUMN listed BOOLEAN NOT NULL DEFAULT FALSE;",
-    // Puzzle ratings of identities (issue 36), as SQLite's.
+    // 4: what the nodes share (issue 35): the lobby's open challenges and seeks, tagged
+    // with the node holding their maker's connection, and creation budgets by key.
+    "CREATE TABLE lobby_challenges(
+       id TEXT PRIMARY KEY,
+       node BIGINT NOT NULL,
+       player TEXT NOT NULL,
+       open BOOLEAN NOT NULL,
+       body TEXT NOT NULL,
+       created BIGINT NOT NULL
+     );
+     CREATE INDEX lobby_challenges_node ON lobby_challenges(node, player);
+     CREATE TABLE lobby_seeks(
+       node BIGINT NOT NULL,
+       conn BIGINT NOT NULL,
+       player TEXT NOT NULL UNIQUE,
+       body TEXT NOT NULL,
+       since BIGINT NOT NULL,
+       PRIMARY KEY(node, conn)
+     );
+     CREATE TABLE budgets(
+       key TEXT PRIMARY KEY,
+       tokens DOUBLE PRECISION NOT NULL,
+       at BIGINT NOT NULL
+     );",
+    // 5: puzzle ratings of identities (issue 36), as SQLite's version 5.
     "CREATE TABLE puzzle_ratings(
        player TEXT PRIMARY KEY,
        rating DOUBLE PRECISION NOT NULL,
@@ -538,11 +565,19 @@ async fn apply_one(c: &impl GenericClient, op: &Op) -> Result<Vec<String>, Fail>
         }
         Op::Claim { id, side, name, at } => {
             touch(c, id, *at).await?;
+            // Only a free seat: two nodes may each hold the room with the seat free in
+            // memory (one claim through each); the row decides.
             let sql = match side {
-                matombo_core::Side::South => "UPDATE rooms SET south_claimed=TRUE, south_name=$2 WHERE id=$1",
-                matombo_core::Side::North => "UPDATE rooms SET north_claimed=TRUE, north_name=$2 WHERE id=$1",
+                matombo_core::Side::South => {
+                    "UPDATE rooms SET south_claimed=TRUE, south_name=$2 WHERE id=$1 AND NOT south_claimed"
+                }
+                matombo_core::Side::North => {
+                    "UPDATE rooms SET north_claimed=TRUE, north_name=$2 WHERE id=$1 AND NOT north_claimed"
+                }
             };
-            c.execute(sql, &[id, name]).await?;
+            if c.execute(sql, &[id, name]).await? == 0 {
+                return Err(StoreError::SeatTaken(id.clone()).into());
+            }
             c.execute(&super::dollars(super::START_DEADLINE), &[id, &ms(*at)]).await?;
         }
         Op::Turn { id, ply, token, remaining, at, end } => {
@@ -786,6 +821,10 @@ async fn load_teams(c: &impl GenericClient, id: &str, ply: u32) -> Result<Option
 }
 
 impl GameStore for PgStore {
+    fn shared(&self) -> Option<&PgStore> {
+        Some(self)
+    }
+
     fn describe(&self) -> String {
         redact(&self.url)
     }
