@@ -12,6 +12,7 @@ pub mod backup;
 pub mod egtb;
 pub mod headers;
 pub mod hosts;
+pub mod layout;
 pub mod learn;
 pub mod limits;
 pub mod metrics;
@@ -22,6 +23,7 @@ pub mod puzzles;
 pub mod shutdown;
 pub mod static_site;
 pub mod tls;
+pub mod words;
 
 /// Online play, its own crate; the site mounts its routes and draws its pages.
 pub use matombo_online as online;

@@ -1,107 +1,18 @@
 //! The HTML pages: catalogue, rules, board and game review. Pages are assembled on the server
 //! from the translated content in `assets/content/`; the board itself is drawn by `board.js`.
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
+use askama::Template;
 use axum::extract::{Path, Query};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use matombo_core::{GameKind, Position, Ruleset};
-use serde_json::Value;
 
 use crate::api::{games, Rows, RulesetInfo};
 use crate::assets::Assets;
-
-/// The languages of the site, with their names in themselves.
-pub const LANGUAGES: [(&str, &str); 4] = [("en", "English"), ("fi", "Suomi"), ("da", "Dansk"), ("bn", "বাংলা")];
-
-/// Where a page's links lead: the server's routes, or the files of a static site written
-/// by `matombo site` (flat files, relative links, one file per page and language).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// `/`, `/rules/{game}`, `/play`, with `?lang=`; files under `/static/{version}/`.
-    Server,
-    /// `index.html`, `rules-tsoro-fi.html`, `play-da.html`; files under `static/`.
-    Site,
-}
-
-impl Target {
-    /// The file name of a page in a static site: English unsuffixed, the others `-{lang}`.
-    pub fn site_file(page: &str, lang: &str) -> String {
-        if lang == "en" {
-            format!("{page}.html")
-        } else {
-            format!("{page}-{lang}.html")
-        }
-    }
-
-    /// The address of the catalogue (`page` "index"), a rules page ("rules-tsoro") or the
-    /// board ("play") in `lang`, with `query` (no `lang`, may be empty).
-    pub fn href(self, page: &str, lang: &str, query: &str) -> String {
-        match self {
-            Target::Server => {
-                let path = match page {
-                    "index" => "/".to_string(),
-                    p => format!("/{}", p.replacen('-', "/", 1)),
-                };
-                if query.is_empty() {
-                    format!("{path}?lang={lang}")
-                } else {
-                    format!("{path}?{query}&lang={lang}")
-                }
-            }
-            Target::Site => {
-                let file = Target::site_file(page, lang);
-                if query.is_empty() {
-                    file
-                } else {
-                    format!("{file}?{query}")
-                }
-            }
-        }
-    }
-
-    /// Where the site's files (CSS, scripts, engine, images) are.
-    pub fn static_base(self) -> String {
-        match self {
-            Target::Server => format!("/static/{}", crate::assets::version()),
-            Target::Site => "static".to_string(),
-        }
-    }
-
-    /// The site's root (manifest, service worker) as seen from a page.
-    fn root(self) -> &'static str {
-        match self {
-            Target::Server => "/",
-            Target::Site => "",
-        }
-    }
-}
-
-fn load_json(path: &str) -> Value {
-    let file = Assets::get(path).unwrap_or_else(|| panic!("embedded {path} is missing"));
-    serde_json::from_slice(&file.data).unwrap_or_else(|e| panic!("embedded {path} is not valid JSON: {e}"))
-}
-
-fn ui() -> &'static Value {
-    static UI: OnceLock<Value> = OnceLock::new();
-    UI.get_or_init(|| load_json("content/ui.json"))
-}
-
-fn catalogue() -> &'static Value {
-    static CAT: OnceLock<Value> = OnceLock::new();
-    CAT.get_or_init(|| load_json("content/catalogue.json"))
-}
-
-/// A word of the page in `lang`, falling back to English.
-pub fn word(lang: &str, key: &str) -> String {
-    ui()[lang][key].as_str().or_else(|| ui()["en"][key].as_str()).unwrap_or(key).to_string()
-}
-
-fn cat(lang: &str, game: &str, key: &str) -> String {
-    catalogue()[lang][game][key].as_str().or_else(|| catalogue()["en"][game][key].as_str()).unwrap_or(key).to_string()
-}
+pub use crate::layout::Target;
+pub(crate) use crate::layout::{error_page, page, render, respond, Layout};
+pub(crate) use crate::words::{cat, catalogue, fill, language};
+pub use crate::words::{word, words, PageQuery, LANGUAGES};
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -117,142 +28,6 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
-}
-
-fn fill(template: &str, key: &str, value: &str) -> String {
-    template.replace(&format!("{{{key}}}"), value)
-}
-
-/// The query of a page: language, and the variant where it matters.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct PageQuery {
-    lang: Option<String>,
-    game: Option<String>,
-    size: Option<String>,
-    heads: Option<String>,
-    bonus: Option<String>,
-    ruleset: Option<String>,
-    position: Option<String>,
-}
-
-/// Picks the language: `?lang=`, then the `lang` cookie, then Accept-Language, then English.
-pub(crate) fn language(q: &PageQuery, headers: &HeaderMap) -> (&'static str, bool) {
-    let known = |s: &str| LANGUAGES.iter().map(|(c, _)| *c).find(|c| *c == s.trim());
-    if let Some(l) = q.lang.as_deref().and_then(known) {
-        return (l, true);
-    }
-    let cookie = headers.get(header::COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    for part in cookie.split(';') {
-        if let Some(l) = part.trim().strip_prefix("lang=").and_then(known) {
-            return (l, false);
-        }
-    }
-    let accept = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    for part in accept.split(',') {
-        let tag = part.split(';').next().unwrap_or("").trim();
-        if let Some(l) = known(tag.split('-').next().unwrap_or("")) {
-            return (l, false);
-        }
-    }
-    ("en", false)
-}
-
-/// A whole HTML page. `here` is the page ("index", "rules-tsoro", "play") and its query
-/// (without `lang`), for the language switch; `script` is the page's module under `js/`.
-pub(crate) fn page(
-    t: Target,
-    lang: &str,
-    title: &str,
-    body_class: &str,
-    here: (&str, &str),
-    main: &str,
-    script: &str,
-) -> String {
-    let mut switch = String::new();
-    for (code, name) in LANGUAGES {
-        let current = if code == lang { " aria-current=\"true\"" } else { "" };
-        let href = esc(&t.href(here.0, code, here.1));
-        switch.push_str(&format!("<a href=\"{href}\" hreflang=\"{code}\" lang=\"{code}\"{current}>{name}</a>"));
-    }
-    let ui_json = serde_json::to_string(&ui()[lang]).expect("ui words serialize").replace("</", "<\\/");
-    format!(
-        r#"<!doctype html>
-<html lang="{lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<meta name="theme-color" content="rgb(154, 102, 52)">
-<link rel="icon" href="{st}/img/icon.svg" type="image/svg+xml">
-<link rel="apple-touch-icon" href="{st}/img/icon-192.png">
-<link rel="manifest" href="{root}manifest.webmanifest">
-<link rel="stylesheet" href="{st}/css/site.css">
-</head>
-<body class="{body_class}">
-<header class="site">
-<a class="brand" href="{home}"><img src="{st}/img/icon.svg" alt="" width="28" height="28"> matombo</a>
-<nav class="games" aria-label="matombo"><a href="{tsoro}">Tsoro</a><a href="{nsolo}">Nsolo</a><a href="{learn}" id="nav-learn">{learn_word}</a><a href="{puzzles}" id="nav-puzzles">{puzzles_word}</a>{online}</nav>
-<nav class="langs" aria-label="{language}">{switch}</nav>
-</header>
-<main id="main">
-{main}
-</main>
-<script type="application/json" id="ui-words">{ui_json}</script>
-<script type="module" src="{st}/js/offline.js"></script>
-{script}
-</body>
-</html>
-"#,
-        title = esc(title),
-        language = esc(&word(lang, "language")),
-        st = t.static_base(),
-        root = t.root(),
-        home = esc(&t.href("index", lang, "")),
-        tsoro = esc(&t.href("rules-tsoro", lang, "")),
-        nsolo = esc(&t.href("rules-nsolo", lang, "")),
-        learn = esc(&t.href("learn", lang, "")),
-        learn_word = esc(&word(lang, "learn")),
-        puzzles = esc(&t.href("puzzles", lang, "")),
-        puzzles_word = esc(&word(lang, "puzzles")),
-        // Online play needs the server: a static site has no such page.
-        online = match t {
-            Target::Server => format!(
-                "<a href=\"{}\" id=\"nav-online\">{}</a>",
-                esc(&t.href("online", lang, "")),
-                esc(&word(lang, "online"))
-            ),
-            Target::Site => String::new(),
-        },
-        script = if script.is_empty() {
-            String::new()
-        } else if script.contains('/') {
-            // A page's own folder (the online pages' `online/game.js`).
-            format!("<script type=\"module\" src=\"{}/{script}\"></script>", t.static_base())
-        } else {
-            format!("<script type=\"module\" src=\"{}/js/{script}\"></script>", t.static_base())
-        },
-    )
-}
-
-/// A page as an HTTP response; `set_cookie` remembers the language asked for.
-pub(crate) fn respond(lang: &str, set_cookie: bool, html: String) -> Response {
-    let mut resp = Html(html).into_response();
-    if set_cookie {
-        let cookie = format!("lang={lang}; Path=/; Max-Age=31536000; SameSite=Lax");
-        resp.headers_mut().insert(header::SET_COOKIE, cookie.parse().expect("valid cookie"));
-    }
-    resp
-}
-
-pub(crate) fn error_page(lang: &str, status: StatusCode, message: &str) -> Response {
-    let main = format!(
-        "<section class=\"error\"><h1>{}</h1><p>{}</p><p><a href=\"/?lang={lang}\">matombo</a></p></section>",
-        status.as_u16(),
-        esc(message)
-    );
-    let mut r = respond(lang, false, page(Target::Server, lang, "matombo", "error", ("index", ""), &main, ""));
-    *r.status_mut() = status;
-    r
 }
 
 fn number(s: &Option<String>, what: &str) -> Result<Option<u8>, String> {
@@ -778,28 +553,12 @@ pub fn review_html(t: Target, lang: &str) -> String {
     )
 }
 
-/// The language list and words, for other pages (the online page) that want them.
-pub fn words(lang: &str) -> BTreeMap<String, String> {
-    ui()[lang]
-        .as_object()
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
-        .unwrap_or_default()
-}
-
 // ---------------------------------------------------------------- online pages
 
 /// The online pages' shared stylesheet, linked from the page body (the site's head has
 /// only the site's stylesheet).
 fn online_css(t: Target) -> String {
     format!("<link rel=\"stylesheet\" href=\"{}/online/online.css\">", t.static_base())
-}
-
-/// An online page that lists (archive, leaderboard, player): the online styles, the page's
-/// box `name` around `inner`, the site's template titled by the word `title`, and `script`.
-fn online_list_page(lang: &str, name: &str, title: &str, inner: &str, script: &str) -> String {
-    let t = Target::Server;
-    let main = format!("{}\n<div class=\"{name}\">\n{inner}\n</div>", online_css(t));
-    page(t, lang, &format!("{} – matombo", word(lang, title)), "online-page", (name, ""), &main, script)
 }
 
 /// Serves the online pages (lobby, game room, archive, leaderboard, player) from the
@@ -1154,84 +913,49 @@ pub fn online_game_html(lang: &str, id: &str) -> String {
     )
 }
 
+/// An online page that lists (archive, leaderboard, player): its box `name`, the layout
+/// titled by the word `title`, and the page's script under `online/`.
+fn online_list(lang: &str, name: &str, title: &str) -> Layout {
+    let title = format!("{} – matombo", word(lang, title));
+    let script = format!("online/{}.js", name.trim_start_matches("online-"));
+    Layout::new(Target::Server, lang, &title, "online-page", (name, ""), &script)
+}
+
+#[derive(Template)]
+#[template(path = "online/archive.html")]
+struct OnlineArchive<'a> {
+    l: Layout,
+    name: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "online/leaderboard.html")]
+struct OnlineLeaderboard<'a> {
+    l: Layout,
+    name: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "online/player.html")]
+struct OnlinePlayer<'a> {
+    l: Layout,
+    name: &'a str,
+}
+
 /// Finished games, newest first.
 pub fn online_archive_html(lang: &str) -> String {
-    let t = Target::Server;
-    let w = ow(lang);
-    let main = format!(
-        r#"<h1>{finished_games}</h1>
-<p><a href="{lobby}">{online}</a></p>
-<div class="table-scroll"><table class="list" id="games">
-<thead><tr><th>{finished}</th><th>{game_word}</th><th>{south}</th><th>{north}</th><th>{result}</th><th>{turns}</th><th><span class="sr-only">{col_links}</span></th></tr></thead>
-<tbody></tbody>
-</table></div>
-<p><button id="more" type="button" hidden>{more}</button></p>"#,
-        finished_games = w("finished_games"),
-        lobby = esc(&t.href("online", lang, "")),
-        online = w("online"),
-        finished = w("finished"),
-        game_word = w("game_word"),
-        col_links = w("col_links"),
-        south = w("south"),
-        north = w("north"),
-        result = w("result"),
-        turns = w("turns"),
-        more = w("more"),
-    );
-    online_list_page(lang, "online-archive", "finished_games", &main, "online/archive.js")
+    let name = "online-archive";
+    render(&OnlineArchive { l: online_list(lang, name, "finished_games"), name })
 }
 
 /// The leaderboard of one rating group (chosen on the page).
 pub fn online_leaderboard_html(lang: &str) -> String {
-    let t = Target::Server;
-    let w = ow(lang);
-    let main = format!(
-        r#"<h1>{leaderboard}</h1>
-<p><a href="{lobby}">{online}</a></p>
-<div class="button-row" id="groups" role="tablist"></div>
-<div class="table-scroll"><table class="list" id="board-table">
-<thead><tr><th>#</th><th>{player}</th><th>{rating}</th><th>{games}</th></tr></thead>
-<tbody></tbody>
-</table></div>
-<p id="empty" class="muted" hidden>{no_rated_games}</p>
-<p class="muted">{provisional_help}</p>"#,
-        leaderboard = w("leaderboard"),
-        lobby = esc(&t.href("online", lang, "")),
-        online = w("online"),
-        player = w("player"),
-        rating = w("rating"),
-        games = w("games_played"),
-        no_rated_games = w("no_rated_games"),
-        provisional_help = w("provisional_help"),
-    );
-    online_list_page(lang, "online-leaderboard", "leaderboard", &main, "online/leaderboard.js")
+    let name = "online-leaderboard";
+    render(&OnlineLeaderboard { l: online_list(lang, name, "leaderboard"), name })
 }
 
 /// A player's ratings and games (the visitor's own unless `?id=` names another player).
 pub fn online_player_html(lang: &str) -> String {
-    let t = Target::Server;
-    let w = ow(lang);
-    let main = format!(
-        r#"<h1 id="player-title">{my_games}</h1>
-<p><a href="{lobby}">{online}</a> · <a href="{leaderboard_href}">{leaderboard}</a></p>
-<section class="panel"><h2>{ratings}</h2><ul id="ratings" class="plain"></ul></section>
-<div class="table-scroll"><table class="list" id="games">
-<thead><tr><th>{finished}</th><th>{game_word}</th><th>{opponent}</th><th>{result}</th><th><span class="sr-only">{col_links}</span></th></tr></thead>
-<tbody></tbody>
-</table></div>
-<p id="empty" class="muted" hidden>{no_games_yet}</p>"#,
-        my_games = w("my_games"),
-        lobby = esc(&t.href("online", lang, "")),
-        online = w("online"),
-        leaderboard_href = esc(&t.href("online-leaderboard", lang, "")),
-        leaderboard = w("leaderboard"),
-        ratings = w("ratings"),
-        finished = w("finished"),
-        game_word = w("game_word"),
-        col_links = w("col_links"),
-        opponent = w("opponent"),
-        result = w("result"),
-        no_games_yet = w("no_games_yet"),
-    );
-    online_list_page(lang, "online-player", "my_games", &main, "online/player.js")
+    let name = "online-player";
+    render(&OnlinePlayer { l: online_list(lang, name, "my_games"), name })
 }
