@@ -241,7 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.positions.is_some() {
         println!("position  first plays  winner  turns");
         for l in &listed {
-            let winner = l.winner.map_or(if l.finished { "draw" } else { "-" }, |w| w);
+            let winner = l.winner.unwrap_or(if l.finished { "draw" } else { "-" });
             let turns = if l.finished { l.turns.to_string() } else { format!("{}*", l.turns) };
             println!("{:>8}  {:>11}  {:>6}  {:>5}", l.position, l.first_plays, winner, turns);
         }
