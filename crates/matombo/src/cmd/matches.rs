@@ -35,7 +35,13 @@ Examples:
   matombo match mcts,time=100 time=100 --ruleset nsolo:36 --games 40 --json
   matombo match hard,egtb hard --ruleset tsoro:8 --egtb egtb --games 200 --balanced 150
 
-A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb.")]
+A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb.
+
+With --positions FILE the games start from the file's positions instead (one a line, the
+ruleset taken from them; `#` starts a comment), each played twice with colours swapped,
+and the length and result of every game are listed: how fast an engine converts given
+endgames, e.g. the single-stone set crates/matombo-ai/tests/data/singles.txt:
+  matombo match time=10 hard --positions crates/matombo-ai/tests/data/singles.txt")]
 pub struct Args {
     /// First engine (the one the score is for).
     pub first: Spec,
@@ -61,6 +67,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1_000_000, requires = "balanced",
         value_parser = clap::value_parser!(u64).range(1..))]
     pub balance_nodes: u64,
+    /// Start the games from these positions (one a line) instead of random openings, each
+    /// twice with colours swapped; lists every game's length and result.
+    #[arg(long, value_name = "FILE", conflicts_with = "balanced")]
+    pub positions: Option<std::path::PathBuf>,
     /// Turn cap: a game still going after this many turns is unfinished.
     #[arg(long, default_value_t = 400)]
     pub max_turns: usize,
@@ -125,10 +135,16 @@ impl Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
     anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
-    let games = args.games.div_ceil(2) * 2;
-    let config = args.config()?;
+    let mut config = args.config()?;
+    let given = args.positions.as_deref().map(read_positions).transpose()?;
+    if let Some(p) = &given {
+        config.ruleset = p[0].ruleset();
+    }
+    let games = given.as_ref().map_or(args.games.div_ceil(2) * 2, |p| p.len() * 2);
     // Before the records file is created: a failure here leaves nothing behind.
-    let starts = if config.balanced.is_some() {
+    let starts = if let Some(p) = given {
+        Ok(p)
+    } else if config.balanced.is_some() {
         let bar = super::progress(
             (games / 2) as u64,
             "{bar:30} {pos}/{len} balanced openings  [{elapsed_precise}, eta {eta}]",
@@ -148,6 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let bar = super::progress(games as u64, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]");
     let date = arena::today();
+    let mut listed = Vec::new();
     let result = arena::run_match(
         &config,
         &starts,
@@ -159,6 +176,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bar.set_message(score);
         },
         |i, game| -> anyhow::Result<()> {
+            if args.positions.is_some() {
+                listed.push(Listed::of(i, game));
+            }
             if let Some(f) = out_file.as_mut() {
                 arena::write_record(f, &config, i, game, &date).context("writing records")?;
             }
@@ -190,6 +210,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             /// Games played (fewer than `games` when stopped).
             played: u32,
             records: Option<&'a std::path::Path>,
+            /// With --positions: every game's start, length and result.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            positions: Option<&'a [Listed]>,
         }
         let out = Out {
             first: args.first.to_string(),
@@ -205,14 +228,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             sprt_stopped: stopped,
             played: tally.games(),
             records: args.records.as_deref(),
+            positions: args.positions.as_ref().map(|_| listed.as_slice()),
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    print!("{} vs {} on {}, {} games", args.first, args.second, args.ruleset, games);
+    print!("{} vs {} on {}, {} games", args.first, args.second, config.ruleset, games);
     match args.balanced {
         Some(cp) => println!(" from balanced openings (±{cp} at {} nodes)", args.balance_nodes),
         None => println!(),
+    }
+    if args.positions.is_some() {
+        println!("position  first plays  winner  turns");
+        for l in &listed {
+            let winner = l.winner.unwrap_or(if l.finished { "draw" } else { "-" });
+            let turns = if l.finished { l.turns.to_string() } else { format!("{}*", l.turns) };
+            println!("{:>8}  {:>11}  {:>6}  {:>5}", l.position, l.first_plays, winner, turns);
+        }
     }
     println!("wins {}  losses {}  draws {}  unfinished {}", tally.wins, tally.losses, tally.draws, tally.unfinished);
     match st {
@@ -235,4 +267,58 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("stopped at the SPRT verdict after {} of {games} games", tally.games());
     }
     Ok(())
+}
+
+/// One game of a match from given positions.
+#[derive(Serialize)]
+struct Listed {
+    /// The position's line among the file's positions, from 1.
+    position: usize,
+    /// The side the first engine plays, `S` or `N`.
+    first_plays: &'static str,
+    /// The winning side, `S` or `N`; none for a draw or an unfinished game.
+    winner: Option<&'static str>,
+    finished: bool,
+    /// Turns played from the given position.
+    turns: usize,
+}
+
+impl Listed {
+    fn of(index: usize, game: &matombo_core::Game) -> Listed {
+        let letter = |s: matombo_core::Side| if s == matombo_core::Side::South { "S" } else { "N" };
+        Listed {
+            position: index / 2 + 1,
+            first_plays: letter(arena::first_side(index)),
+            winner: game.outcome().and_then(|o| o.winner).map(letter),
+            finished: game.outcome().is_some(),
+            turns: game.moves().len(),
+        }
+    }
+}
+
+/// The positions of a --positions file: one a line, `#` to the end of a line a comment,
+/// all of one ruleset.
+fn read_positions(path: &std::path::Path) -> anyhow::Result<Vec<matombo_core::Position>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut out: Vec<matombo_core::Position> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let pos = super::parse_position(line).with_context(|| format!("{}:{}", path.display(), n + 1))?;
+        if let Some(first) = out.first() {
+            anyhow::ensure!(
+                first.ruleset() == pos.ruleset(),
+                "{}:{}: {} is not the ruleset of the first position, {}",
+                path.display(),
+                n + 1,
+                pos.ruleset(),
+                first.ruleset()
+            );
+        }
+        out.push(pos);
+    }
+    anyhow::ensure!(!out.is_empty(), "{} holds no position", path.display());
+    Ok(out)
 }
