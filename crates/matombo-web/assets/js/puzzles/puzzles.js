@@ -10,7 +10,8 @@
 import { Board } from '../board.js';
 import { request } from '../engine.js';
 import { $, fill } from '../page.js';
-import { bonusPrompt, startHole, TurnController } from '../turn.js';
+import { showTurn } from '../task-board.js';
+import { startHole, TurnController } from '../turn.js';
 import * as glicko from './glicko.js';
 import { fetchRating, onlineSecret, postAttempt } from './online.js';
 
@@ -124,21 +125,7 @@ async function ask() {
 }
 
 function render() {
-  board.setRows(state.rows);
-  const open = !busy && !over;
-  const bonus = state.phase === 'bonus';
-  board.setClickable(open && (bonus || state.phase === 'start') ? state.clickable : [], bonus ? 'take' : 'start');
-  if (bonus) board.setMarks({ picked: state.picks || [] });
-  const head = open && state.phase === 'head';
-  $('btn-continue').hidden = $('btn-stop').hidden = !head;
-  $('btn-continue').disabled = !state.legal.includes('continue');
-  $('btn-stop').disabled = !state.legal.includes('stop');
-  $('btn-done').hidden = !(open && bonus && state.ruleset.game === 'tsoro');
-  let prompt = '';
-  if (head) prompt = fill(words.head_choice, { hole: state.head });
-  else if (open && bonus) prompt = bonusPrompt(state, words, fill);
-  else if (open) prompt = words.choose_start;
-  $('prompt').textContent = prompt;
+  showTurn(board, state, { open: !busy && !over, bonus: state.phase === 'bonus', words });
   root.dataset.state = busy ? 'busy' : over ? root.dataset.result : 'ready';
 }
 
