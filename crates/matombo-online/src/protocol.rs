@@ -341,8 +341,13 @@ pub fn parse_lobby(bytes: &[u8]) -> Result<LobbyMsg, ProtocolError> {
     if bytes.len() > MAX_MESSAGE {
         return Err(ProtocolError::TooLarge(bytes.len()));
     }
-    let msg: LobbyMsg = serde_json::from_slice(bytes)
+    let mut msg: LobbyMsg = serde_json::from_slice(bytes)
         .map_err(|e| ProtocolError::Malformed(super::room::truncate(&e.to_string(), 120)))?;
+    // Names are kept in NFC, so the NFC form is what must pass the checks (composing can
+    // change what they see).
+    if let LobbyMsg::Hello { name: Some(n), .. } | LobbyMsg::Name { name: n } = &mut msg {
+        *n = super::names::nfc(n);
+    }
     match &msg {
         LobbyMsg::Hello { player, name, transfer } => {
             if let Some(p) = player {
@@ -368,11 +373,6 @@ pub fn parse_lobby(bytes: &[u8]) -> Result<LobbyMsg, ProtocolError> {
         }
         LobbyMsg::Accept { id } | LobbyMsg::Cancel { id } => check_id("id", id)?,
         LobbyMsg::Unseek {} | LobbyMsg::TransferCode {} | LobbyMsg::Ping {} => {}
-    }
-    let mut msg = msg;
-    match &mut msg {
-        LobbyMsg::Hello { name: Some(n), .. } | LobbyMsg::Name { name: n } => *n = super::names::nfc(n),
-        _ => {}
     }
     Ok(msg)
 }
