@@ -298,3 +298,45 @@ fn bench_prints_the_search_signature() {
     assert!(ok);
     assert_eq!(out.trim(), format!("signature: {} nodes", sig.total()));
 }
+
+/// `--positions`: every position is played twice, colours swapped, from the file's own
+/// position, and each game's length and result are listed as the records show them.
+#[test]
+fn match_from_given_positions_lists_every_game() {
+    let dir = std::env::temp_dir().join(format!("matombo-positions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (list, file) = (dir.join("endgames.txt"), dir.join("games.pgn"));
+    // Two won single-stone endgames for South (comments and blank lines are skipped).
+    let starts = [
+        "tsoro:6,heads=0,bonus=0 0*6/1,0*5/0*4,1,0/1,0*5 S",
+        "tsoro:6,heads=0,bonus=0 0*3,1,0*2/0*6/0*6/1,0*2,1,0*2 N",
+    ];
+    std::fs::write(&list, format!("# South wins\n{}  # 2 against 1\n\n{}\n", starts[0], starts[1])).unwrap();
+    let (ok, out, err) = matombo(&[
+        "match",
+        "depth=4",
+        "depth=2",
+        "--positions",
+        list.to_str().unwrap(),
+        "--json",
+        "--records",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ruleset"], "tsoro:6,heads=0,bonus=0");
+    let games = v["positions"].as_array().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let records: Vec<Record> =
+        text.split("\n\n\n").filter(|s| !s.trim().is_empty()).map(|s| s.parse().unwrap()).collect();
+    assert_eq!((games.len(), records.len()), (4, 4));
+    for (i, (g, r)) in games.iter().zip(&records).enumerate() {
+        assert_eq!(g["position"].as_u64(), Some(i as u64 / 2 + 1));
+        assert_eq!(g["first_plays"], if i % 2 == 0 { "S" } else { "N" });
+        assert_eq!(r.game.start().to_string(), starts[i / 2]);
+        assert_eq!(g["turns"].as_u64(), Some(r.game.moves().len() as u64));
+        // The side with two stones to one wins whichever engine plays it.
+        assert_eq!((g["winner"].as_str(), r.result()), (Some("S"), "1-0"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -217,7 +217,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let out = Out {
             first: args.first.to_string(),
             second: args.second.to_string(),
-            ruleset: args.ruleset.to_string(),
+            ruleset: config.ruleset.to_string(),
             games,
             opening_turns: args.opening_turns,
             balanced: args.balanced,
