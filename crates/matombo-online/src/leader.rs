@@ -11,8 +11,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_postgres::NoTls;
-
 /// An arbitrary key of the leader's advisory lock (not the migrations' key).
 pub const LEADER_LOCK: i64 = 0x6d61_746f_6d62_6f02;
 
@@ -36,18 +34,8 @@ impl Leader {
         let flag = self.0.clone();
         tokio::spawn(async move {
             while alive() {
-                let client = match tokio_postgres::connect(&url, NoTls).await {
-                    Ok((client, conn)) => {
-                        tokio::spawn(async move {
-                            let _ = conn.await;
-                        });
-                        client
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "leader: cannot connect; trying again");
-                        tokio::time::sleep(TRY_EVERY).await;
-                        continue;
-                    }
+                let Some(client) = crate::bus::connect_or_wait(&url, "leader: cannot connect", TRY_EVERY).await else {
+                    continue;
                 };
                 loop {
                     if !alive() {

@@ -96,34 +96,31 @@ fn to_team(s: &OnlineState, h: &RoomHandle, side: Side, from: Option<String>, m:
     }
 }
 
+/// Whether only a team's member sends `msg` (in a team game).
+fn team_only(msg: &ClientMsg) -> bool {
+    matches!(
+        msg,
+        ClientMsg::Captain { .. }
+            | ClientMsg::Remove { .. }
+            | ClientMsg::Propose { .. }
+            | ClientMsg::Vote { .. }
+            | ClientMsg::Mark { .. }
+            | ClientMsg::Chat { channel: Some(_), .. }
+    )
+}
+
 /// Handles what team games add or change; answers the message for the usual handling, or
 /// the replies when it was handled (or refused) here.
 pub(super) async fn handle(x: &mut RoomSession, msg: ClientMsg) -> Result<ClientMsg, Vec<Message>> {
     let refuse = |code: ErrorCode, why: &str, ply: Option<u32>| Err(vec![error_msg(code, why, ply)]);
     let Some(mode) = x.h.team_mode else {
-        return match msg {
-            ClientMsg::Captain { .. }
-            | ClientMsg::Remove { .. }
-            | ClientMsg::Propose { .. }
-            | ClientMsg::Vote { .. }
-            | ClientMsg::Mark { .. }
-            | ClientMsg::Chat { channel: Some(_), .. } => {
-                refuse(ErrorCode::NotATeamGame, "this game has no teams", None)
-            }
-            m => Ok(m),
-        };
+        return if team_only(&msg) { refuse(ErrorCode::NotATeamGame, "this game has no teams", None) } else { Ok(msg) };
     };
     let Some(member) = x.member.clone() else {
-        return match msg {
-            ClientMsg::Captain { .. }
-            | ClientMsg::Remove { .. }
-            | ClientMsg::Propose { .. }
-            | ClientMsg::Vote { .. }
-            | ClientMsg::Mark { .. }
-            | ClientMsg::Chat { channel: Some(_), .. } => {
-                refuse(ErrorCode::NotAPlayer, "only the members of a team do this", None)
-            }
-            m => Ok(m),
+        return if team_only(&msg) {
+            refuse(ErrorCode::NotAPlayer, "only the members of a team do this", None)
+        } else {
+            Ok(msg)
         };
     };
     let side = x.seat.expect("a member holds his side");

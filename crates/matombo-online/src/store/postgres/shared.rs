@@ -131,11 +131,8 @@ impl PgStore {
 
     /// Every open challenge, oldest first.
     pub async fn challenges(&self) -> Result<Vec<ChallengeRow>, StoreError> {
-        let c = self.conn().await?;
-        let rows = c
-            .query("SELECT id, node, player, open, body FROM lobby_challenges ORDER BY created, id", &[])
-            .await
-            .map_err(backend)?;
+        let rows =
+            self.rows("SELECT id, node, player, open, body FROM lobby_challenges ORDER BY created, id", &[]).await?;
         Ok(rows.iter().map(challenge_row).collect())
     }
 
@@ -162,11 +159,9 @@ impl PgStore {
 
     /// Every seek, oldest first.
     pub async fn seeks(&self) -> Result<Vec<SeekRow>, StoreError> {
-        let c = self.conn().await?;
-        let rows = c
-            .query("SELECT node, conn, player, body, since FROM lobby_seeks ORDER BY since, node, conn", &[])
-            .await
-            .map_err(backend)?;
+        let rows = self
+            .rows("SELECT node, conn, player, body, since FROM lobby_seeks ORDER BY since, node, conn", &[])
+            .await?;
         Ok(rows
             .iter()
             .map(|r| SeekRow {

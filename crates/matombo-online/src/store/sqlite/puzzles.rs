@@ -5,8 +5,9 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::super::puzzles::{next, AttemptOutcome, PuzzleAttempt, PuzzleRating};
-use super::{SqliteStore, StoreError};
+use super::SqliteStore;
 use crate::rating::Rating;
+use crate::store::StoreError;
 
 /// The identity's rating row (the start rating if none).
 fn load(c: &Connection, player: &str) -> rusqlite::Result<PuzzleRating> {
