@@ -71,6 +71,19 @@ impl Target {
     }
 }
 
+/// An `<option>` of a list: its value, what it shows, and whether it is chosen.
+pub(crate) struct Choice {
+    pub(crate) value: String,
+    pub(crate) label: String,
+    pub(crate) selected: bool,
+}
+
+impl Choice {
+    pub(crate) fn new(value: impl ToString, label: String, selected: bool) -> Self {
+        Choice { value: value.to_string(), label, selected }
+    }
+}
+
 /// A link of the language switch.
 pub(crate) struct LangLink {
     pub(crate) code: &'static str,
@@ -159,25 +172,10 @@ pub(crate) fn script_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).expect("JSON serializes").replace("</", "<\\/")
 }
 
-/// A page whose `main` is already HTML (the pages not yet drawn from a template of their own).
-#[derive(Template)]
-#[template(path = "shell.html")]
-struct Shell<'a> {
-    l: Layout,
-    main: &'a str,
-}
-
-/// A whole HTML page around `main`, already HTML; see [`Layout::new`] for the rest.
-pub(crate) fn page(
-    t: Target,
-    lang: &str,
-    title: &str,
-    body_class: &str,
-    here: (&str, &str),
-    main: &str,
-    script: &str,
-) -> String {
-    render(&Shell { l: Layout::new(t, lang, title, body_class, here, script), main })
+/// `text` as the templates print it, for tests that look for a word in a page.
+#[cfg(test)]
+pub(crate) fn escaped(text: &str) -> String {
+    askama::filters::escape(text, askama::filters::Html).expect("escaping cannot fail").to_string()
 }
 
 /// Renders a page's template; the templates only print, so this cannot fail but on a bug.

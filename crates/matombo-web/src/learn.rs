@@ -6,16 +6,16 @@
 //! the engine's answers; `tests/lessons.rs` proves every task with `matombo-core`
 //! (docs/lessons.md).
 
-use std::sync::OnceLock;
-
+use askama::Template;
 use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::OnceLock;
 
-use crate::assets::Assets;
-use crate::pages::{self, esc, Target, LANGUAGES};
+use crate::layout::{error_page, render, respond, script_json, Layout, Target};
+use crate::words::{language, load_json, PageQuery, LANGUAGES};
 
 /// All the lessons, in teaching order.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -119,11 +119,6 @@ impl Goal {
     }
 }
 
-fn load_json(path: &str) -> Value {
-    let file = Assets::get(path).unwrap_or_else(|| panic!("embedded {path} is missing"));
-    serde_json::from_slice(&file.data).unwrap_or_else(|e| panic!("embedded {path} is not valid JSON: {e}"))
-}
-
 /// The lessons of `assets/content/lessons.json`.
 pub fn lessons() -> &'static Lessons {
     static L: OnceLock<Lessons> = OnceLock::new();
@@ -164,46 +159,72 @@ fn script_words(lang: &str) -> serde_json::Map<String, Value> {
     out
 }
 
-fn stylesheet(t: Target) -> String {
-    format!("<link rel=\"stylesheet\" href=\"{}/css/learn.css\">", t.static_base())
+/// A lesson in the list of `/learn`.
+struct Item {
+    id: String,
+    tasks: usize,
+    href: String,
+    number: usize,
+    title: String,
 }
 
-/// A JSON value for a `<script type="application/json">` element.
-fn script_json(v: &Value) -> String {
-    serde_json::to_string(v).expect("JSON serializes").replace("</", "<\\/")
+#[derive(Template)]
+#[template(path = "learn/index.html")]
+struct IndexPage {
+    l: Layout,
+    items: Vec<Item>,
+    data: String,
+}
+
+impl IndexPage {
+    /// A lesson word of the page's language.
+    fn t(&self, key: &str) -> String {
+        text(&self.l.lang, key)
+    }
 }
 
 /// The list of lessons in `lang`, each with its progress filled in by the page's script.
 pub fn index_html(t: Target, lang: &str) -> String {
-    let mut items = String::new();
-    for (i, l) in lessons().lessons.iter().enumerate() {
-        items.push_str(&format!(
-            "<li class=\"lesson-item\" data-lesson=\"{id}\" data-tasks=\"{n}\"><a href=\"{href}\"><span class=\"lesson-number\">{k}</span> <span class=\"lesson-name\">{title}</span></a><span class=\"lesson-progress\" aria-live=\"polite\"></span></li>\n",
-            id = esc(&l.id),
-            n = l.tasks.len(),
-            href = esc(&t.href(&page_name(&l.id), lang, "")),
-            k = i + 1,
-            title = esc(&text(lang, &format!("{}_title", l.id))),
-        ));
+    let items = lessons()
+        .lessons
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Item {
+            id: l.id.clone(),
+            tasks: l.tasks.len(),
+            href: t.href(&page_name(&l.id), lang, ""),
+            number: i + 1,
+            title: text(lang, &format!("{}_title", l.id)),
+        })
+        .collect();
+    let data = script_json(&serde_json::json!({ "words": script_words(lang) }));
+    let title = format!("{} – matombo", text(lang, "learn_title"));
+    let l = Layout::new(t, lang, &title, "learn-page", ("learn", ""), "js/learn/index.js");
+    render(&IndexPage { l, items, data })
+}
+
+#[derive(Template)]
+#[template(path = "learn/lesson.html")]
+struct LessonPage<'a> {
+    l: Layout,
+    id: &'a str,
+    lesson_k: String,
+    tasks: usize,
+    /// The next lesson's address and title; none after the last, which leads to the board.
+    next: Option<(String, String)>,
+    data: String,
+}
+
+impl LessonPage<'_> {
+    /// A lesson word of the page's language.
+    fn t(&self, key: &str) -> String {
+        text(&self.l.lang, key)
     }
-    let data = serde_json::json!({ "words": script_words(lang) });
-    let main = format!(
-        "{css}\n<div class=\"learn-index\" id=\"learn\">\n<h1>{title}</h1>\n<p class=\"lead\">{intro}</p>\n<ol class=\"lesson-list\" id=\"lessons\">\n{items}</ol>\n<p class=\"muted\" id=\"progress-total\" aria-live=\"polite\"></p>\n<p><button type=\"button\" id=\"btn-forget\">{forget}</button></p>\n</div>\n<script type=\"application/json\" id=\"learn-data\">{data}</script>",
-        css = stylesheet(t),
-        title = esc(&text(lang, "learn_title")),
-        intro = esc(&text(lang, "learn_intro")),
-        forget = esc(&text(lang, "forget_progress")),
-        data = script_json(&data),
-    );
-    pages::page(
-        t,
-        lang,
-        &format!("{} – matombo", text(lang, "learn_title")),
-        "learn-page",
-        ("learn", ""),
-        &main,
-        "js/learn/index.js",
-    )
+
+    /// A word of this lesson (`{id}{suffix}`).
+    fn own(&self, suffix: &str) -> String {
+        self.t(&format!("{}{suffix}", self.id))
+    }
 }
 
 /// The page of lesson `index` (from 0) in `lang`.
@@ -211,7 +232,6 @@ pub fn lesson_html(t: Target, lang: &str, index: usize) -> String {
     let all = &lessons().lessons;
     let l = &all[index];
     let id = &l.id;
-    let w = |k: &str| esc(&text(lang, k));
     let tasks: Vec<Value> = l
         .tasks
         .iter()
@@ -223,112 +243,37 @@ pub fn lesson_html(t: Target, lang: &str, index: usize) -> String {
             v
         })
         .collect();
-    let next = all.get(index + 1);
     let data = serde_json::json!({
         "id": id,
         "demo": l.demo,
         "tasks": tasks,
         "words": script_words(lang),
     });
-    let steps: String = (1..=l.tasks.len())
-        .map(|i| format!("<li data-task=\"{}\"><span class=\"sr-only\">{}</span></li>", i - 1, w("task")))
-        .collect();
-    let next_link = match next {
-        Some(n) => format!(
-            "<a class=\"button primary\" id=\"next-lesson\" href=\"{}\">{}: {}</a>",
-            esc(&t.href(&page_name(&n.id), lang, "")),
-            w("next_lesson"),
-            w(&format!("{}_title", n.id)),
-        ),
-        None => format!(
-            "<a class=\"button primary\" id=\"next-lesson\" href=\"{}\">{}</a>",
-            esc(&t.href("play", lang, "")),
-            w("play_a_game")
-        ),
-    };
-    let main = format!(
-        r#"{css}
-<article class="lesson" id="lesson" data-lesson="{id}" data-state="demo">
-<p class="lesson-crumbs"><a href="{index_href}" id="all-lessons">{all_lessons}</a> · <span>{lesson_k}</span></p>
-<h1 id="lesson-title">{title}</h1>
-<p class="lesson-text">{body}</p>
-<section class="panel demo" aria-labelledby="demo-title">
-<h2 id="demo-title">{watch}</h2>
-<div class="board-scroll"><div class="board-host" id="demo-board"></div></div>
-<p class="demo-caption" id="demo-caption">{demo}</p>
-<p class="demo-move muted" id="demo-move" aria-live="polite"></p>
-<div class="button-row"><button type="button" id="btn-demo">{watch_again}</button></div>
-</section>
-<section class="panel tasks" aria-labelledby="tasks-title">
-<h2 id="tasks-title">{try_it} <span id="task-count" class="muted"></span></h2>
-<ol class="task-steps" id="task-steps">{steps}</ol>
-<p class="task-prompt" id="task-prompt"></p>
-<div class="board-scroll"><div class="board-host" id="task-board"></div></div>
-<div class="decision-bar" id="decision-bar">
-<span id="prompt" class="prompt"></span>
-<button type="button" id="btn-continue" hidden>{continue_}</button>
-<button type="button" id="btn-stop" hidden>{stop}</button>
-<button type="button" id="btn-done" hidden>{done}</button>
-</div>
-<p class="feedback" id="feedback" role="status" aria-live="polite"></p>
-<p class="hint" id="hint" hidden></p>
-<div class="button-row">
-<button type="button" id="btn-hint">{hint}</button>
-<button type="button" id="btn-retry">{try_again}</button>
-<button type="button" id="btn-next-task" class="primary" hidden>{next_task}</button>
-</div>
-</section>
-<section class="panel lesson-done" id="lesson-done" hidden>
-<h2>{lesson_done}</h2>
-<div class="button-row">{next_link}<a class="button" href="{index_href}">{all_lessons}</a></div>
-</section>
-</article>
-<script type="application/json" id="lesson-data">{data}</script>"#,
-        css = stylesheet(t),
-        id = esc(id),
-        index_href = esc(&t.href("learn", lang, "")),
-        all_lessons = w("all_lessons"),
-        lesson_k = esc(&text(lang, "lesson_k_of_n")
+    let title = format!("{} – matombo", text(lang, &format!("{id}_title")));
+    render(&LessonPage {
+        l: Layout::new(t, lang, &title, "learn-page", (&page_name(id), ""), "js/learn/lesson.js"),
+        id,
+        lesson_k: text(lang, "lesson_k_of_n")
             .replace("{k}", &(index + 1).to_string())
-            .replace("{n}", &all.len().to_string())),
-        title = w(&format!("{id}_title")),
-        body = w(&format!("{id}_text")),
-        watch = w("watch"),
-        demo = w(&format!("{id}_demo")),
-        watch_again = w("watch_again"),
-        try_it = w("try_it"),
-        continue_ = esc(&pages::word(lang, "continue")),
-        stop = esc(&pages::word(lang, "stop")),
-        done = esc(&pages::word(lang, "done")),
-        hint = esc(&pages::word(lang, "hint")),
-        try_again = w("try_again"),
-        next_task = w("next_task"),
-        lesson_done = w("lesson_done"),
-        data = script_json(&data),
-    );
-    pages::page(
-        t,
-        lang,
-        &format!("{} – matombo", text(lang, &format!("{id}_title"))),
-        "learn-page",
-        (&page_name(id), ""),
-        &main,
-        "js/learn/lesson.js",
-    )
+            .replace("{n}", &all.len().to_string()),
+        tasks: l.tasks.len(),
+        next: all.get(index + 1).map(|n| (t.href(&page_name(&n.id), lang, ""), text(lang, &format!("{}_title", n.id)))),
+        data: script_json(&data),
+    })
 }
 
 /// `GET /learn`: the lessons.
-pub async fn index_page(Query(q): Query<pages::PageQuery>, headers: HeaderMap) -> Response {
-    let (lang, set) = pages::language(&q, &headers);
-    pages::respond(lang, set, index_html(Target::Server, lang))
+pub async fn index_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
+    respond(lang, set, index_html(Target::Server, lang))
 }
 
 /// `GET /learn/{id}`: one lesson.
-pub async fn lesson_page(Path(id): Path<String>, Query(q): Query<pages::PageQuery>, headers: HeaderMap) -> Response {
-    let (lang, set) = pages::language(&q, &headers);
+pub async fn lesson_page(Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
     match lessons().lessons.iter().position(|l| l.id == id) {
-        Some(i) => pages::respond(lang, set, lesson_html(Target::Server, lang, i)),
-        None => pages::error_page(lang, StatusCode::NOT_FOUND, &format!("no lesson {id:?}")),
+        Some(i) => respond(lang, set, lesson_html(Target::Server, lang, i)),
+        None => error_page(lang, StatusCode::NOT_FOUND, &format!("no lesson {id:?}")),
     }
 }
 
@@ -366,7 +311,11 @@ mod tests {
             for (i, l) in lessons().lessons.iter().enumerate() {
                 assert!(index.contains(&format!("href=\"/learn/{}?lang={lang}\"", l.id)), "{lang} {}", l.id);
                 let page = lesson_html(Target::Site, lang, i);
-                assert!(page.contains(&esc(&text(lang, &format!("{}_title", l.id)))), "{lang} {}", l.id);
+                assert!(
+                    page.contains(&crate::layout::escaped(&text(lang, &format!("{}_title", l.id)))),
+                    "{lang} {}",
+                    l.id
+                );
                 assert!(page.contains("src=\"static/js/learn/lesson.js\""), "{lang}");
                 assert!(page.contains(&format!("<html lang=\"{lang}\">")));
             }
@@ -377,7 +326,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unknown_lesson_is_not_found() {
-        let q = || Query(pages::PageQuery::default());
+        let q = || Query(PageQuery::default());
         let found = lesson_page(Path("relay".into()), q(), HeaderMap::new()).await;
         assert_eq!(found.status(), StatusCode::OK);
         let missing = lesson_page(Path("chess".into()), q(), HeaderMap::new()).await;

@@ -10,12 +10,14 @@ pub fn jsonl() -> &'static str {
     })
 }
 
+use askama::Template;
 use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 
-use crate::pages::{self, esc, word, Target, LANGUAGES};
+use crate::layout::{error_page, render, respond, script_json, Choice, Layout, Target};
+use crate::words::{language, word, PageQuery, LANGUAGES};
 
 /// The shipped puzzles as JSON values (what the page embeds).
 pub fn all() -> &'static [Value] {
@@ -32,79 +34,36 @@ pub fn all() -> &'static [Value] {
 /// The themes the puzzles carry (matombo_lab::puzzles::THEMES).
 pub const THEMES: [&str; 4] = ["capture", "bonus-choice", "head-choice", "singles-endgame"];
 
+#[derive(Template)]
+#[template(path = "puzzles.html")]
+struct PuzzlesPage {
+    l: Layout,
+    themes: Vec<Choice>,
+    data: String,
+}
+
 /// The puzzles page in `lang`; `id` picks the first puzzle shown.
 pub fn puzzles_html(t: Target, lang: &str, id: Option<&str>) -> String {
-    let w = |k: &str| esc(&word(lang, k));
-    let themes: String = std::iter::once(format!("<option value=\"\">{}</option>", w("theme_all")))
-        .chain(THEMES.iter().map(|th| format!("<option value=\"{th}\">{}</option>", w(&format!("theme_{th}")))))
-        .collect();
-    let data = serde_json::json!({ "puzzles": all(), "id": id });
-    let data = serde_json::to_string(&data).expect("JSON serializes").replace("</", "<\\/");
-    let main = format!(
-        r#"<link rel="stylesheet" href="{st}/css/learn.css">
-<article class="lesson puzzles" id="puzzles" data-state="busy">
-<h1>{title}</h1>
-<p class="lead">{intro}</p>
-<div class="button-row puzzle-controls">
-<label>{theme_l} <select id="theme">{themes}</select></label>
-<label><input type="checkbox" id="streak-mode"> {streak}</label>
-</div>
-<section class="panel">
-<h2 id="puzzle-title"></h2>
-<p class="muted"><span id="puzzle-rating"></span> · <span id="player-rating"></span> · <span id="streak"></span></p>
-<p class="task-prompt" id="task-prompt"></p>
-<div class="board-scroll"><div class="board-host" id="task-board"></div></div>
-<div class="decision-bar" id="decision-bar">
-<span id="prompt" class="prompt"></span>
-<button type="button" id="btn-continue" hidden>{continue_}</button>
-<button type="button" id="btn-stop" hidden>{stop}</button>
-<button type="button" id="btn-done" hidden>{done}</button>
-</div>
-<p class="feedback" id="feedback" role="status" aria-live="polite"></p>
-<p class="hint" id="solution" hidden></p>
-<div class="button-row">
-<button type="button" id="btn-solution">{show_solution}</button>
-<button type="button" id="btn-next" class="primary">{next}</button>
-<a class="button" id="puzzle-link" href="">#</a>
-</div>
-</section>
-</article>
-<script type="application/json" id="puzzles-data">{data}</script>"#,
-        st = t.static_base(),
-        title = w("puzzles"),
-        intro = w("puzzles_intro"),
-        theme_l = w("theme"),
-        streak = w("streak_mode"),
-        continue_ = w("continue"),
-        stop = w("stop"),
-        done = w("done"),
-        show_solution = w("show_solution"),
-        next = w("next_puzzle"),
-    );
-    pages::page(
-        t,
-        lang,
-        &format!("{} – matombo", word(lang, "puzzles")),
-        "learn-page",
-        ("puzzles", ""),
-        &main,
-        "js/puzzles/puzzles.js",
-    )
+    let themes = THEMES.iter().map(|th| Choice::new(th, word(lang, &format!("theme_{th}")), false)).collect();
+    let data = script_json(&serde_json::json!({ "puzzles": all(), "id": id }));
+    let title = format!("{} – matombo", word(lang, "puzzles"));
+    let l = Layout::new(t, lang, &title, "learn-page", ("puzzles", ""), "js/puzzles/puzzles.js");
+    render(&PuzzlesPage { l, themes, data })
 }
 
 /// `GET /puzzles`: the puzzles (a rating-matched one, `?daily=1` the puzzle of the day).
-pub async fn index_page(Query(q): Query<pages::PageQuery>, headers: HeaderMap) -> Response {
-    let (lang, set) = pages::language(&q, &headers);
-    pages::respond(lang, set, puzzles_html(Target::Server, lang, None))
+pub async fn index_page(Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
+    respond(lang, set, puzzles_html(Target::Server, lang, None))
 }
 
 /// `GET /puzzles/{id}`: one puzzle.
-pub async fn puzzle_page(Path(id): Path<String>, Query(q): Query<pages::PageQuery>, headers: HeaderMap) -> Response {
-    let (lang, set) = pages::language(&q, &headers);
+pub async fn puzzle_page(Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let (lang, set) = language(&q, &headers);
     if all().iter().any(|p| p["id"] == id.as_str()) {
-        pages::respond(lang, set, puzzles_html(Target::Server, lang, Some(&id)))
+        respond(lang, set, puzzles_html(Target::Server, lang, Some(&id)))
     } else {
-        pages::error_page(lang, StatusCode::NOT_FOUND, &format!("no puzzle {id:?}"))
+        error_page(lang, StatusCode::NOT_FOUND, &format!("no puzzle {id:?}"))
     }
 }
 
@@ -142,14 +101,14 @@ mod tests {
             let page = puzzles_html(Target::Site, lang, None);
             assert!(page.contains("static/js/puzzles/puzzles.js"));
             assert!(page.contains(all()[0]["id"].as_str().unwrap()));
-            assert!(page.contains(&esc(&word(lang, "theme_capture"))));
+            assert!(page.contains(&crate::layout::escaped(&word(lang, "theme_capture"))));
         }
         assert_eq!(site_files().len(), LANGUAGES.len());
     }
 
     #[tokio::test]
     async fn an_unknown_puzzle_is_not_found() {
-        let q = || Query(pages::PageQuery::default());
+        let q = || Query(PageQuery::default());
         let id = all()[0]["id"].as_str().unwrap().to_string();
         assert_eq!(puzzle_page(Path(id), q(), HeaderMap::new()).await.status(), StatusCode::OK);
         assert_eq!(puzzle_page(Path("nope".into()), q(), HeaderMap::new()).await.status(), StatusCode::NOT_FOUND);

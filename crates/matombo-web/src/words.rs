@@ -12,7 +12,8 @@ use crate::assets::Assets;
 /// The languages of the site, with their names in themselves.
 pub const LANGUAGES: [(&str, &str); 4] = [("en", "English"), ("fi", "Suomi"), ("da", "Dansk"), ("bn", "বাংলা")];
 
-fn load_json(path: &str) -> Value {
+/// An embedded JSON file of the site's content.
+pub(crate) fn load_json(path: &str) -> Value {
     let file = Assets::get(path).unwrap_or_else(|| panic!("embedded {path} is missing"));
     serde_json::from_slice(&file.data).unwrap_or_else(|e| panic!("embedded {path} is not valid JSON: {e}"))
 }
@@ -35,6 +36,11 @@ pub fn word(lang: &str, key: &str) -> String {
 /// A fact of `game` from the catalogue in `lang`, falling back to English.
 pub(crate) fn cat(lang: &str, game: &str, key: &str) -> String {
     catalogue()[lang][game][key].as_str().or_else(|| catalogue()["en"][game][key].as_str()).unwrap_or(key).to_string()
+}
+
+/// The games' names in `lang` as JSON, for the scripts of pages that show either game.
+pub(crate) fn game_names_json(lang: &str) -> String {
+    serde_json::json!({"tsoro": cat(lang, "tsoro", "name"), "nsolo": cat(lang, "nsolo", "name")}).to_string()
 }
 
 /// Puts `value` in place of `{key}` in a word.
