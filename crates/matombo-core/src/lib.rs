@@ -37,6 +37,29 @@ mod sow;
 mod token;
 mod turn;
 
+// The notation types travel in serde as their notation string: written with `Display`,
+// read back with `FromStr` (so JSON holds `"B2+"`, not a struct).
+#[cfg(feature = "serde")]
+macro_rules! serde_as_notation {
+    ($($t:ty),*) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+
+#[cfg(feature = "serde")]
+serde_as_notation!(Hole, Position, Ruleset, Token, Decision);
+
 pub use builder::TurnBuilder;
 pub use error::{
     IllegalError, ParseDecisionError, ParseHoleError, ParsePositionError, ParseRulesetError, ParseTokenError,

@@ -400,21 +400,6 @@ impl fmt::Display for Position {
     }
 }
 
-#[cfg(feature = "serde")]
-impl serde::Serialize for Position {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Position {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

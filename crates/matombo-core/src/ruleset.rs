@@ -225,21 +225,6 @@ impl FromStr for Ruleset {
     }
 }
 
-#[cfg(feature = "serde")]
-impl serde::Serialize for Ruleset {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Ruleset {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Ruleset, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

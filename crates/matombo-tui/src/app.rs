@@ -1,11 +1,17 @@
 //! The game state and its key handling: a pure state machine, with no terminal, clock or
-//! thread, so that every behaviour can be tested by feeding it keys.
+//! thread, so that every behaviour can be tested by feeding it keys. The keys are read in
+//! `keys`, the sowing animation is drawn up in `anim`.
 
 use std::collections::VecDeque;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use matombo_ai::Level;
-use matombo_core::{Decision, Event, Game, GameKind, Hole, Phase, Position, Record, Row, Side, Token, TurnBuilder};
+use matombo_core::{Decision, Game, GameKind, Hole, Phase, Position, Record, Side, Token, TurnBuilder};
+
+mod anim;
+mod keys;
+
+pub use anim::{frames, AnimFrame};
+pub use keys::screen_cell;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,21 +40,6 @@ pub enum Effect {
     Save,
     /// Leave the program (after saving if a record file was given).
     Quit,
-}
-
-/// One picture of the sowing animation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AnimFrame {
-    /// Counts by side (South, North) and track position.
-    pub counts: [Vec<u16>; 2],
-    /// The hole the lap started from, or the hole just captured from.
-    pub from: Option<Hole>,
-    /// The hole that received the last stone.
-    pub last: Option<Hole>,
-    /// What happened, in words.
-    pub caption: String,
-    /// The side whose turn this is (the turn on screen may already be the next one).
-    pub mover: Side,
 }
 
 /// The whole state of a game on the terminal board.
@@ -283,184 +274,6 @@ impl App {
         self.finish_turn()
     }
 
-    /// Handles a key press.
-    pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if key.kind == KeyEventKind::Release {
-            return Vec::new();
-        }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('q')) {
-            return self.quit();
-        }
-        if self.help {
-            if matches!(key.code, KeyCode::Char('q')) {
-                return self.quit();
-            }
-            // Any key closes the overlay.
-            self.help = false;
-            return Vec::new();
-        }
-        if !self.anim.is_empty() {
-            if key.code == KeyCode::Char('q') {
-                return self.quit();
-            }
-            // Any other key skips the animation.
-            self.anim.clear();
-            return Vec::new();
-        }
-        if ctrl && key.code == KeyCode::Char('s') {
-            return vec![Effect::Save];
-        }
-        match key.code {
-            KeyCode::Char('q') => return self.quit(),
-            KeyCode::Char('?') | KeyCode::F(1) => {
-                self.help = true;
-                return Vec::new();
-            }
-            KeyCode::Char('w') => return vec![Effect::Save],
-            KeyCode::Char('u') => return self.undo(),
-            KeyCode::Char('r') => return self.redo(),
-            _ => {}
-        }
-        if !self.human_to_act() {
-            if self.thinking.is_some() {
-                self.message = format!("{} is thinking", self.turn.mover());
-            }
-            return Vec::new();
-        }
-        self.message.clear();
-        match self.turn.phase() {
-            Phase::Start => self.key_choose(key, true),
-            Phase::Bonus { .. } => self.key_choose(key, false),
-            Phase::Head(_) => self.key_head(key),
-            Phase::Complete => Vec::new(),
-        }
-    }
-
-    fn quit(&mut self) -> Vec<Effect> {
-        self.quit = true;
-        let mut v = Vec::new();
-        if self.thinking.take().is_some() {
-            v.push(Effect::CancelThink);
-        }
-        v.push(Effect::Quit);
-        v
-    }
-
-    /// The side whose holes the cursor moves over: the mover's to start, the opponent's in the bonus.
-    fn cursor_side(&self, start: bool) -> Side {
-        if start {
-            self.turn.mover()
-        } else {
-            self.turn.mover().opponent()
-        }
-    }
-
-    fn key_choose(&mut self, key: KeyEvent, start: bool) -> Vec<Effect> {
-        let n = self.n();
-        let side = self.cursor_side(start);
-        let cur = self.cursor.filter(|h| h.side == side).unwrap_or(Hole::new(side, Row::Outer, 1));
-        let (row, col) = screen_cell(cur, n);
-        match key.code {
-            KeyCode::Left => self.move_to(side, row, col.saturating_sub(1)),
-            KeyCode::Right => self.move_to(side, row, (col + 1).min(n - 1)),
-            KeyCode::Up | KeyCode::Down => {
-                let other = Hole::new(side, if cur.row == Row::Outer { Row::Inner } else { Row::Outer }, 1);
-                self.move_to(side, screen_cell(other, n).0, col)
-            }
-            KeyCode::Tab | KeyCode::BackTab => {
-                let targets = if start { self.legal_starts() } else { self.pickable() };
-                // Cycle in screen order (left to right, top to bottom).
-                let mut cells: Vec<(usize, usize, Hole)> = targets
-                    .into_iter()
-                    .map(|h| {
-                        let (r, c) = screen_cell(h, n);
-                        (r, c, h)
-                    })
-                    .collect();
-                cells.sort();
-                let here = (row, col);
-                let next = if key.code == KeyCode::Tab {
-                    cells.iter().find(|(r, c, _)| (*r, *c) > here).or(cells.first())
-                } else {
-                    cells.iter().rev().find(|(r, c, _)| (*r, *c) < here).or(cells.last())
-                };
-                if let Some(&(_, _, h)) = next {
-                    self.cursor = Some(h);
-                }
-                self.typed.clear();
-            }
-            KeyCode::Char(c) if c.is_ascii_alphabetic() && (start || c != 'd') => {
-                let row = match c.to_ascii_lowercase() {
-                    'a' => Row::Inner,
-                    'b' => Row::Outer,
-                    _ => {
-                        self.message = format!("unknown key {c:?} (press ? for help)");
-                        return Vec::new();
-                    }
-                };
-                let h = Hole::new(side, row, 1);
-                self.typed = h.letter().to_string();
-                // Keep the column under the cursor until a number is typed.
-                let r = screen_cell(h, n).0;
-                self.move_to(side, r, col);
-                self.typed = h.letter().to_string();
-            }
-            KeyCode::Char(c) if c.is_ascii_digit() => {
-                let Some(letter) = self.typed.chars().next() else {
-                    self.message = "type the row letter first, e.g. B7".into();
-                    return Vec::new();
-                };
-                let digits = format!("{}{c}", &self.typed[1..]);
-                match digits.parse::<usize>() {
-                    Ok(k) if (1..=n).contains(&k) => {
-                        let row = if letter.eq_ignore_ascii_case(&'a') { Row::Inner } else { Row::Outer };
-                        self.cursor = Some(Hole::new(side, row, k as u8));
-                        self.typed = format!("{letter}{digits}");
-                    }
-                    _ => self.message = format!("no hole {letter}{digits} on a board of {n}"),
-                }
-            }
-            KeyCode::Backspace => {
-                self.typed.pop();
-            }
-            KeyCode::Esc => self.typed.clear(),
-            KeyCode::Enter | KeyCode::Char(' ') => {
-                self.typed.clear();
-                let Some(h) = self.cursor.filter(|h| h.side == side) else { return Vec::new() };
-                if !start {
-                    return self.pick(h);
-                }
-                return self.decide(Decision::Sow(h));
-            }
-            KeyCode::Char('d') if !start => return self.decide(Decision::Done),
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn key_head(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let can_continue = self.turn.is_legal(Decision::Continue);
-        match key.code {
-            KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down | KeyCode::Tab => {
-                self.head_continue = can_continue && !self.head_continue;
-                Vec::new()
-            }
-            KeyCode::Char('c') | KeyCode::Char('+') => self.decide(Decision::Continue),
-            KeyCode::Char('s') | KeyCode::Char('=') => self.decide(Decision::Stop),
-            KeyCode::Enter | KeyCode::Char(' ') => {
-                self.decide(if self.head_continue { Decision::Continue } else { Decision::Stop })
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// Moves the cursor to a screen cell of `side`.
-    fn move_to(&mut self, side: Side, row: usize, col: usize) {
-        self.typed.clear();
-        self.cursor = Some(cell_hole(side, row, col, self.n()));
-    }
-
     fn n(&self) -> usize {
         self.game.start().ruleset().size()
     }
@@ -674,66 +487,4 @@ impl App {
     pub fn kind(&self) -> GameKind {
         self.game.start().ruleset().kind()
     }
-}
-
-/// The screen row (0 = `b` at the top .. 3 = `B`) and column (0 = left) of a hole, with
-/// South at the bottom as RULES.md §6.2 draws the board.
-pub fn screen_cell(h: Hole, n: usize) -> (usize, usize) {
-    let k = h.number as usize;
-    match (h.side, h.row) {
-        (Side::North, Row::Outer) => (0, n - k),
-        (Side::North, Row::Inner) => (1, n - k),
-        (Side::South, Row::Inner) => (2, k - 1),
-        (Side::South, Row::Outer) => (3, k - 1),
-    }
-}
-
-/// The hole of `side` in screen row `row` (only `side`'s rows make sense) and column `col`.
-fn cell_hole(side: Side, row: usize, col: usize, n: usize) -> Hole {
-    let r = if matches!(row, 0 | 3) { Row::Outer } else { Row::Inner };
-    match side {
-        Side::North => Hole::new(side, r, (n - col) as u8),
-        Side::South => Hole::new(side, r, (col + 1) as u8),
-    }
-}
-
-/// The frames showing, lap by lap, what `events` did to `before` (whose side to move is `mover`).
-pub fn frames(before: &Position, mover: Side, events: &[Event]) -> Vec<AnimFrame> {
-    let n = before.ruleset().size();
-    let len = 2 * n;
-    let mut counts = [before.track(Side::South).to_vec(), before.track(Side::North).to_vec()];
-    let mut out = Vec::new();
-    let mut lap = 0;
-    for e in events {
-        match *e {
-            Event::Lap { from, stones, last, .. } => {
-                lap += 1;
-                let track = &mut counts[mover.index()];
-                let t = from.track(n);
-                track[t] -= stones.min(track[t]);
-                for i in 1..=stones as usize {
-                    track[(t + i) % len] += 1;
-                }
-                out.push(AnimFrame {
-                    counts: counts.clone(),
-                    from: Some(from),
-                    last: Some(last),
-                    caption: format!("lap {lap}: {stones} from {from}, last into {last}"),
-                    mover,
-                });
-            }
-            Event::Capture { hole, stones } => {
-                let c = &mut counts[hole.side.index()][hole.track(n)];
-                *c -= stones.min(*c);
-                out.push(AnimFrame {
-                    counts: counts.clone(),
-                    from: Some(hole),
-                    last: None,
-                    caption: format!("captured {stones} from {hole}"),
-                    mover,
-                });
-            }
-        }
-    }
-    out
 }

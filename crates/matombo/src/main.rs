@@ -41,7 +41,8 @@ enum Command {
     /// Serve the web site: catalogue, rules, board, online play.
     Serve(cmd::serve::Args),
     /// Back up or check online play's store (while `serve` runs).
-    Db(cmd::db::Args),
+    #[command(subcommand)]
+    Db(cmd::db::Command),
     /// Write the web site (catalogue, rules, board, engine) as static files.
     Site(cmd::site::Args),
     /// Drive many concurrent online games against a server and report latency.
@@ -51,7 +52,8 @@ enum Command {
     /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
     Tune(cmd::tune::Args),
     /// Endgame tables: build, check and probe exact values of positions with few stones.
-    Egtb(cmd::egtb::Args),
+    #[command(subcommand)]
+    Egtb(cmd::egtb::Command),
     /// Prove a position's value (forced win or loss) by exhaustive search.
     Solve(cmd::solve::Args),
     /// Puzzles: mine them from self-play (each proved), list them, re-prove them.

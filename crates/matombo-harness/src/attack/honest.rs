@@ -175,16 +175,9 @@ pub async fn next_json(ws: &mut Ws) -> Result<Value, String> {
     }
 }
 
-/// A random legal turn in `pos`, in notation.
+/// A random legal turn in `pos`, in notation (the engine's, decision by decision).
 pub fn random_turn(pos: &Position, rng: &mut SmallRng) -> Option<String> {
-    let mut t = pos.begin_turn();
-    if !t.apply_random(rng) {
-        return None;
-    }
-    while !t.is_complete() {
-        t.apply_random(rng);
-    }
-    t.token().map(|t| t.to_string())
+    matombo_ai::random_turn(pos, rng).map(|t| t.to_string())
 }
 
 /// The position and ply of a `state` or `turn` message, and whether the game is over.

@@ -65,52 +65,44 @@ pub async fn request(
     body: &[u8],
     timeout: Duration,
 ) -> Answer {
-    match tokio::time::timeout(timeout, request_inner(src, server, method, path, headers, body)).await {
-        Ok(a) => a,
-        Err(_) => Answer::failed("timeout"),
-    }
-}
-
-async fn request_inner(
-    src: IpAddr,
-    server: SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> Answer {
-    let Ok(mut s) = connect(src, server).await else { return Answer::failed("connect") };
-    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    // The server's own Host unless the attack names another (DNS rebinding).
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: {server}\r\n"));
-    }
-    if !body.is_empty() {
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
-            head.push_str("Content-Type: application/json\r\n");
+    let answer = async {
+        let Ok(mut s) = connect(src, server).await else { return Answer::failed("connect") };
+        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+        // The server's own Host unless the attack names another (DNS rebinding).
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {server}\r\n"));
         }
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    // A server refusing a big body may answer and close before reading it all: the answer
-    // is still read when the write fails.
-    let wrote = s.write_all(head.as_bytes()).await.is_ok() && s.write_all(body).await.is_ok();
-    let mut buf = Vec::new();
-    let read = s.read_to_end(&mut buf).await;
-    if buf.is_empty() {
-        return Answer::failed(if wrote && read.is_ok() { "closed" } else { "reset" });
-    }
-    let text = String::from_utf8_lossy(&buf);
-    let Some((head, body)) = text.split_once("\r\n\r\n") else { return Answer::failed("bad answer") };
-    let Some(status) = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()) else {
-        return Answer::failed("bad answer");
+        if !body.is_empty() {
+            if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+                head.push_str("Content-Type: application/json\r\n");
+            }
+            head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        // A server refusing a big body may answer and close before reading it all: the answer
+        // is still read when the write fails.
+        let wrote = s.write_all(head.as_bytes()).await.is_ok() && s.write_all(body).await.is_ok();
+        let mut buf = Vec::new();
+        let read = s.read_to_end(&mut buf).await;
+        if buf.is_empty() {
+            return Answer::failed(if wrote && read.is_ok() { "closed" } else { "reset" });
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let Some((head, body)) = text.split_once("\r\n\r\n") else { return Answer::failed("bad answer") };
+        let Some(status) = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()) else {
+            return Answer::failed("bad answer");
+        };
+        let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+            dechunk(body)
+        } else {
+            body.to_string()
+        };
+        Answer { status, body, failure: None }
     };
-    let body =
-        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { dechunk(body) } else { body.to_string() };
-    Answer { status, body, failure: None }
+    tokio::time::timeout(timeout, answer).await.unwrap_or_else(|_| Answer::failed("timeout"))
 }
 
 /// The payload of a chunked body.

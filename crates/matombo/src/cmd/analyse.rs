@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{unproven_in, Engine, Limits, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_HASH_MIB};
+use matombo_ai::{unproven_in, Engine, Limits, SearchResult, MATE, MATE_BOUND};
 use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
@@ -14,7 +14,8 @@ use serde::Serialize;
   matombo analyse 'nsolo:8 2*8/0,2*7/2*7,0/2*8 S' --time 2000 --multipv 3 --json
 
 Scores are in hundredths of a stone for the side to move; \"win in N\"/\"loss in N\" count
-turns (plies) to the end of the game.")]
+turns (plies) to the end of the game. With --egtb, a position the tables hold is
+answered with its exact value.")]
 pub struct Args {
     /// Position (RULES.md §6.2) or a ruleset name for its start position.
     pub position: String,
@@ -31,19 +32,8 @@ pub struct Args {
     /// legal turns ranks them all).
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub multipv: usize,
-    /// Seed of the engine's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Size of the transposition table in MiB, rounded down to a power of two: a bigger
-    /// table keeps more of a long search.
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_HASH_MIB as u64,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
-    pub hash: u64,
-    /// Endgame tables built by `matombo egtb build` (the directory given there): the
-    /// search scores the positions they hold exactly, and a position in them is answered
-    /// with its exact value.
-    #[arg(long, value_name = "DIR")]
-    pub egtb: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub engine: super::EngineOptions,
     /// Print JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -110,8 +100,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
     let limits = Limits { time: args.time.map(Duration::from_millis), depth: args.depth, nodes: args.nodes };
     let stop = AtomicBool::new(false);
-    let mut engine = Engine::new(args.seed).with_hash_mib(args.hash as usize);
-    if let Some(dir) = &args.egtb {
+    let mut engine = Engine::new(args.engine.seed).with_hash_mib(args.engine.hash as usize);
+    if let Some(dir) = &args.engine.egtb {
         engine = engine.with_tables(super::open_tables(dir, pos.ruleset())?);
     }
     let exact = engine.tables().and_then(|t| t.best_turns(&pos)).map(|(v, best)| Exact {

@@ -2,15 +2,9 @@
 
 use std::path::PathBuf;
 
-/// Arguments of `matombo db`.
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
+/// The subcommands of `matombo db`.
 #[derive(clap::Subcommand)]
-enum Command {
+pub enum Command {
     /// Copy the store consistently while `serve` runs (SQLite's online backup API).
     #[command(after_help = "Examples:
   matombo db backup --db /var/lib/matombo/online.sqlite3 /backup/online-$(date +%F).sqlite3
@@ -49,8 +43,8 @@ Exits non-zero when the store is damaged or made by a newer matombo.")]
 }
 
 /// Runs the subcommand.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let (summary, json, what) = match args.command {
+pub fn run(command: Command) -> anyhow::Result<()> {
+    let (summary, json, what) = match command {
         Command::Backup { db, out, force, json } => (
             matombo_web::backup::backup(&db, &out, force).map_err(|e| anyhow::anyhow!("backup failed: {e}"))?,
             json,

@@ -8,15 +8,9 @@ use matombo_core::Ruleset;
 use matombo_egtb::{Budget, Tables, Value};
 use serde::Serialize;
 
-/// Arguments of `matombo egtb`.
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
+/// The subcommands of `matombo egtb`.
 #[derive(clap::Subcommand)]
-enum Command {
+pub enum Command {
     /// Build (or resume building) the tables of a ruleset up to K stones on the board.
     #[command(after_help = "One file per layer (stone count) under DIR/<ruleset>/; a layer already \
                             there is checked and kept, so an interrupted build resumes.\n\n\
@@ -81,8 +75,8 @@ struct LayerOut {
 }
 
 /// Runs the subcommand.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    match args.command {
+pub fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Build { ruleset, stones, dir, threads, memory, json } => {
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let budget = Budget { threads, memory: (memory * (1u64 << 30) as f64) as u64 };

@@ -62,23 +62,13 @@ A refused position leaves none: go, turns and show refuse until a valid position
 quit and end of input are the same: a search with a limit is waited for and answers its
 bestmove; an infinite search is stopped and answers its best so far (send stop first to
 end a limited search at once).
+--seed, --hash and --egtb give the options Seed, Hash and EgtbPath their first values.
 
 Try it: printf 'position nsolo:8\\ngo depth 3\\n' | matombo engine
 Full protocol: docs/engine-protocol.md")]
 pub struct Args {
-    /// Seed of the engine's random choices (also `setoption name Seed value N`).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Size of the transposition table in MiB, rounded down to a power of two (also
-    /// `setoption name Hash value MIB`).
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_HASH_MIB as u64,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
-    pub hash: u64,
-    /// Endgame tables (the directory `matombo egtb build --dir` wrote; also `setoption
-    /// name EgtbPath value DIR`): the tables of each position's ruleset are read when a
-    /// position of that ruleset arrives, and the search scores what they hold exactly.
-    #[arg(long, value_name = "DIR")]
-    pub egtb: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub engine: super::EngineOptions,
 }
 
 /// The most turns `turns` lists (an Nsolo capture can have astronomically many).
@@ -460,9 +450,10 @@ impl State {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut state = State::new(args.seed, args.hash as usize);
-    if args.egtb.is_some() {
-        state.egtb = args.egtb;
+    let options = args.engine;
+    let mut state = State::new(options.seed, options.hash as usize);
+    if options.egtb.is_some() {
+        state.egtb = options.egtb;
         state.load_tables(true);
     }
     let stdin = std::io::stdin();

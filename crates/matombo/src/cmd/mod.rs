@@ -28,6 +28,23 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use matombo_core::Position;
 
+/// The engine's options that `analyse` and `engine` share.
+#[derive(clap::Args)]
+pub struct EngineOptions {
+    /// Seed of the engine's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Size of the transposition table in MiB, rounded down to a power of two: a bigger
+    /// table keeps more of a long search.
+    #[arg(long, value_name = "MIB", default_value_t = matombo_ai::DEFAULT_HASH_MIB as u64,
+          value_parser = clap::value_parser!(u64).range(1..=matombo_ai::MAX_HASH_MIB as u64))]
+    pub hash: u64,
+    /// Endgame tables built by `matombo egtb build` (the directory given there), read for
+    /// the ruleset of the position: the search scores the positions they hold exactly.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<std::path::PathBuf>,
+}
+
 /// Parses a position argument: a position string or a ruleset name (its start position).
 pub fn parse_position(s: &str) -> anyhow::Result<Position> {
     s.parse::<Position>().with_context(|| format!("bad position {s:?}"))

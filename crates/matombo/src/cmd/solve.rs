@@ -114,9 +114,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             });
         }
+        let search = Search { args: &args, pos: &pos, tables: tables.as_deref(), stop: &stop, bar: &bar };
         let out = match args.method {
-            Method::Deepen => deepen(&args, &pos, tables.as_deref(), &stop, &bar),
-            Method::Pns => pns(&args, &pos, tables.as_deref(), &stop, &bar),
+            Method::Deepen => search.deepen(),
+            Method::Pns => search.pns(),
         };
         stop.store(true, Ordering::Relaxed);
         out
@@ -167,81 +168,83 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn deepen(
-    args: &Args,
-    pos: &matombo_core::Position,
-    tables: Option<&matombo_egtb::Tables>,
-    stop: &AtomicBool,
-    bar: &indicatif::ProgressBar,
-) -> anyhow::Result<Out> {
-    let mut solver = Solver::new(tables, args.nodes, stop);
-    let solution = solver.solve(pos, args.depth, &mut |d, nodes| {
-        bar.set_message(format!("no forced result within {d} turns; {nodes} nodes"));
-        bar.tick();
-    });
-    let mut out = Out { position: pos.to_string(), method: "deepen", nodes: solver.nodes(), ..Out::default() };
-    match solution {
-        Solution::Proved(v, line) => {
-            out.value = v.kind();
-            out.distance = v.distance();
-            out.line = line.iter().map(|t| t.to_string()).collect();
-        }
-        Solution::Open { depth } => {
-            out.value = "open";
-            out.searched_depth = Some(depth);
-        }
-    }
-    Ok(out)
+/// One solve: what either method searches with.
+#[derive(Clone, Copy)]
+struct Search<'a> {
+    args: &'a Args,
+    pos: &'a matombo_core::Position,
+    tables: Option<&'a matombo_egtb::Tables>,
+    stop: &'a AtomicBool,
+    bar: &'a indicatif::ProgressBar,
 }
 
-fn pns(
-    args: &Args,
-    pos: &matombo_core::Position,
-    tables: Option<&matombo_egtb::Tables>,
-    stop: &AtomicBool,
-    bar: &indicatif::ProgressBar,
-) -> anyhow::Result<Out> {
-    let limits = PnsLimits { nodes: args.nodes, memory: (args.memory << 20) as usize, exact_nodes: args.nodes };
-    let show = |a: Answer| match a {
-        Answer::Proved(d) => format!("proved ({d})"),
-        Answer::Disproved => "disproved".into(),
-        Answer::Open { pn, dn } => format!("pn {pn} dn {dn}"),
-    };
-    let bar2 = bar.clone();
-    let (sol, stats) = solve_pns(pos, tables, limits, stop, &mut move |nodes, a, b| {
-        bar2.set_message(format!("{nodes} nodes; to move: {}, other: {}", show(a), show(b)));
-        bar2.tick();
-    })
-    .map_err(|e| anyhow::anyhow!("the proof found does not check out: {e}"))?;
-    let nums = |a: Answer| match a {
-        Answer::Open { pn, dn } => Some([pn, dn]),
-        _ => None,
-    };
-    let mut out = Out {
-        position: pos.to_string(),
-        method: "pns",
-        nodes: stats.nodes + stats.exact_nodes,
-        table_bytes: Some(stats.memory),
-        ..Out::default()
-    };
-    match sol {
-        PnsSolution::Proved { value, exact, lower, upper, line } => {
-            out.value = value.kind();
-            if exact {
-                out.distance = value.distance();
-            } else {
-                out.distance_min = Some(lower);
-                out.distance_max = Some(upper);
+impl Search<'_> {
+    fn deepen(self) -> anyhow::Result<Out> {
+        let Search { args, pos, tables, stop, bar } = self;
+        let mut solver = Solver::new(tables, args.nodes, stop);
+        let solution = solver.solve(pos, args.depth, &mut |d, nodes| {
+            bar.set_message(format!("no forced result within {d} turns; {nodes} nodes"));
+            bar.tick();
+        });
+        let mut out = Out { position: pos.to_string(), method: "deepen", nodes: solver.nodes(), ..Out::default() };
+        match solution {
+            Solution::Proved(v, line) => {
+                out.value = v.kind();
+                out.distance = v.distance();
+                out.line = line.iter().map(|t| t.to_string()).collect();
             }
-            out.line = line.iter().map(|t| t.to_string()).collect();
-            out.proof_positions = Some(stats.proof_positions);
+            Solution::Open { depth } => {
+                out.value = "open";
+                out.searched_depth = Some(depth);
+            }
         }
-        PnsSolution::Draw => out.value = "draw",
-        PnsSolution::Open { mover, other } => {
-            out.value = "open";
-            out.pns_mover = nums(mover);
-            out.pns_other = nums(other);
-        }
+        Ok(out)
     }
-    Ok(out)
+
+    fn pns(self) -> anyhow::Result<Out> {
+        let Search { args, pos, tables, stop, bar } = self;
+        let limits = PnsLimits { nodes: args.nodes, memory: (args.memory << 20) as usize, exact_nodes: args.nodes };
+        let show = |a: Answer| match a {
+            Answer::Proved(d) => format!("proved ({d})"),
+            Answer::Disproved => "disproved".into(),
+            Answer::Open { pn, dn } => format!("pn {pn} dn {dn}"),
+        };
+        let bar2 = bar.clone();
+        let (sol, stats) = solve_pns(pos, tables, limits, stop, &mut move |nodes, a, b| {
+            bar2.set_message(format!("{nodes} nodes; to move: {}, other: {}", show(a), show(b)));
+            bar2.tick();
+        })
+        .map_err(|e| anyhow::anyhow!("the proof found does not check out: {e}"))?;
+        let nums = |a: Answer| match a {
+            Answer::Open { pn, dn } => Some([pn, dn]),
+            _ => None,
+        };
+        let mut out = Out {
+            position: pos.to_string(),
+            method: "pns",
+            nodes: stats.nodes + stats.exact_nodes,
+            table_bytes: Some(stats.memory),
+            ..Out::default()
+        };
+        match sol {
+            PnsSolution::Proved { value, exact, lower, upper, line } => {
+                out.value = value.kind();
+                if exact {
+                    out.distance = value.distance();
+                } else {
+                    out.distance_min = Some(lower);
+                    out.distance_max = Some(upper);
+                }
+                out.line = line.iter().map(|t| t.to_string()).collect();
+                out.proof_positions = Some(stats.proof_positions);
+            }
+            PnsSolution::Draw => out.value = "draw",
+            PnsSolution::Open { mover, other } => {
+                out.value = "open";
+                out.pns_mover = nums(mover);
+                out.pns_other = nums(other);
+            }
+        }
+        Ok(out)
+    }
 }
