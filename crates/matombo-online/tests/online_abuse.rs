@@ -9,124 +9,68 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use matombo_core::Position;
 use matombo_online::Limits;
+use matombo_testkit::http::{get, post};
+use matombo_testkit::ws::{self, open_from, recv_type_or_error, room, send, Ws};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
+/// [`common::fast`], rooms too.
 fn fast() -> Limits {
-    Limits {
-        turns_per_sec: 10_000.0,
-        room_turns_per_sec: 10_000.0,
-        addr_turns_per_sec: 10_000.0,
-        messages_per_sec: 10_000.0,
-        lobby_actions_per_sec: 10_000.0,
-        chat_per_sec: 10_000.0,
-        rooms_per_sec: 10_000.0,
-        ..Limits::default()
-    }
+    Limits { rooms_per_sec: 10_000.0, ..common::fast() }
 }
 
 async fn server(name: &str, limits: Limits) -> SocketAddr {
     common::start_server(&common::temp_db("abuse", name), limits).await
 }
 
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::text(v.to_string())).await.unwrap();
-}
-
-async fn recv(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("message in time");
-        match m.expect("open").expect("ok") {
-            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
-            Message::Close(f) => panic!("closed: {f:?}"),
-            _ => continue,
-        }
-    }
-}
-
-/// The next message of a type (or an error, returned as such).
-async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == ty || v["type"] == "error" {
-            return v;
-        }
-    }
-}
-
 async fn player(addr: SocketAddr, c: char) -> (Ws, Value) {
     player_from(IpAddr::V4(Ipv4Addr::LOCALHOST), addr, c).await
 }
 
-/// A WebSocket to `path` from the source address `src` (another person to the server's
-/// per-address bounds: Linux routes all of 127.0.0.0/8 to loopback).
-async fn open_from(src: IpAddr, addr: SocketAddr, path: &str) -> Ws {
-    let sock = tokio::net::TcpSocket::new_v4().unwrap();
-    sock.bind(SocketAddr::new(src, 0)).unwrap();
-    let stream = tokio_tungstenite::MaybeTlsStream::Plain(sock.connect(addr).await.unwrap());
-    tokio_tungstenite::client_async(format!("ws://{addr}{path}"), stream).await.unwrap().0
-}
-
 /// The lobby identity of secret `c`×40 (named `P{c}`) from `src`, welcomed.
 async fn player_from(src: IpAddr, addr: SocketAddr, c: char) -> (Ws, Value) {
-    let mut ws = open_from(src, addr, "/api/online/lobby/ws").await;
+    let mut ws = open_from(src, addr, "/api/online/lobby/ws").await.expect("upgrade");
     let secret: String = std::iter::repeat_n(c, 40).collect();
     send(&mut ws, json!({"type": "hello", "player": secret, "name": format!("P{c}")})).await;
-    let w = recv_type(&mut ws, "welcome").await;
+    let w = recv_type_or_error(&mut ws, "welcome").await;
     assert_eq!(w["type"], "welcome", "{w}");
     (ws, w)
-}
-
-async fn room(addr: SocketAddr, id: &str, token: &str) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
-    send(&mut ws, json!({"type": "hello", "token": token})).await;
-    let st = recv_type(&mut ws, "state").await;
-    (ws, st)
-}
-
-async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
-    let r = reqwest::get(format!("http://{addr}{path}")).await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
 }
 
 /// A posts a link-only challenge (South), B accepts it: B's answer to the accept (the
 /// `matched` message, or an error) and A's `matched` if it came.
 async fn challenge_accepted(a: &mut Ws, b: &mut Ws, rated: bool) -> (Value, Option<Value>, String) {
     send(a, json!({"type": "challenge", "ruleset": "tsoro:8", "side": "south", "rated": rated, "open": false})).await;
-    let added = recv_type(a, "challenge_added").await;
+    let added = recv_type_or_error(a, "challenge_added").await;
     let id = added["challenge"]["id"].as_str().unwrap().to_string();
     send(b, json!({"type": "accept", "id": id})).await;
-    let got = recv_type(b, "matched").await;
+    let got = recv_type_or_error(b, "matched").await;
     if got["type"] == "error" {
         return (got, None, id);
     }
-    (got, Some(recv_type(a, "matched").await), id)
+    (got, Some(recv_type_or_error(a, "matched").await), id)
 }
 
 /// Plays `plies` turns of the room (South first), then `loser` resigns; answers the end.
 async fn play_and_resign(addr: SocketAddr, south: &Value, north: &Value, plies: u32, loser: &str) -> Value {
     let id = south["room"].as_str().unwrap();
-    let (mut s, st) = room(addr, id, south["token"].as_str().unwrap()).await;
-    let (mut n, _) = room(addr, id, north["token"].as_str().unwrap()).await;
+    let (mut s, st) = room(addr, id, Some(south["token"].as_str().unwrap())).await;
+    let (mut n, _) = room(addr, id, Some(north["token"].as_str().unwrap())).await;
     let mut position = st["position"].as_str().unwrap().to_string();
     for ply in 0..plies {
         let (me, other) = if ply % 2 == 0 { (&mut s, &mut n) } else { (&mut n, &mut s) };
         let p: Position = position.parse().unwrap();
         let token = p.turns().next().unwrap().0.to_string();
         send(me, json!({"type": "turn", "ply": ply, "move": token})).await;
-        let t = recv_type(other, "turn").await;
+        let t = recv_type_or_error(other, "turn").await;
         assert_eq!(t["type"], "turn", "{t}");
-        recv_type(me, "turn").await;
+        recv_type_or_error(me, "turn").await;
         position = t["position"].as_str().unwrap().to_string();
     }
     let (quitter, other) = if loser == "north" { (&mut n, &mut s) } else { (&mut s, &mut n) };
     send(quitter, json!({"type": "resign"})).await;
-    let end = recv_type(other, "end").await;
+    let end = recv_type_or_error(other, "end").await;
     assert_eq!(end["type"], "end", "{end}");
     end
 }
@@ -142,8 +86,7 @@ async fn rated_games(addr: SocketAddr, id: &str) -> u64 {
 async fn lobby_rooms_count_against_the_address_and_identity_quotas() {
     let limits = Limits { rooms_per_addr: 3, ..fast() };
     let addr = server("quota", limits).await;
-    let (mut a, _) = player(addr, 'a').await;
-    let (mut b, _) = player(addr, 'b').await;
+    let (mut a, mut b) = (player(addr, 'a').await.0, player(addr, 'b').await.0);
     let mut made = Vec::new();
     for _ in 0..3 {
         let (mb, ma, _) = challenge_accepted(&mut a, &mut b, false).await;
@@ -156,7 +99,7 @@ async fn lobby_rooms_count_against_the_address_and_identity_quotas() {
     assert!(refused["message"].as_str().unwrap().contains("at most 3 unfinished games"), "{refused}");
     // Refused, nothing changed: the challenge is still open (its creator can cancel it) ...
     send(&mut a, json!({"type": "cancel", "id": challenge})).await;
-    let gone = recv_type(&mut a, "challenge_removed").await;
+    let gone = recv_type_or_error(&mut a, "challenge_removed").await;
     assert_eq!(gone["reason"], "cancelled", "{gone}");
     // ... and a third identity on the same address is held to the address's quota too.
     let (mut c, _) = player(addr, 'c').await;
@@ -199,7 +142,7 @@ async fn an_accept_flood_from_one_address_with_ten_identities_stops_at_its_quota
             refused += 1;
             // Refused, the challenge is still there: its maker withdraws it.
             send(x, json!({"type": "cancel", "id": challenge})).await;
-            assert_eq!(recv_type(x, "challenge_removed").await["reason"], "cancelled");
+            assert_eq!(recv_type_or_error(x, "challenge_removed").await["reason"], "cancelled");
         }
     }
     assert_eq!(made.len(), quota, "rooms made from one address, whatever its identities");
@@ -226,45 +169,43 @@ async fn an_accept_flood_from_one_address_with_ten_identities_stops_at_its_quota
 async fn a_rematch_counts_against_the_quota_and_waits_when_refused() {
     let limits = Limits { rooms_per_addr: 2, ..fast() };
     let addr = server("rematch-quota", limits).await;
-    let (mut a, _) = player(addr, 'a').await;
-    let (mut b, _) = player(addr, 'b').await;
+    let (mut a, mut b) = (player(addr, 'a').await.0, player(addr, 'b').await.0);
     let (g1b, g1a, _) = challenge_accepted(&mut a, &mut b, false).await;
     let g1a = g1a.unwrap();
     let (g2b, g2a, _) = challenge_accepted(&mut a, &mut b, false).await;
     // Game 1 ends (North resigns at once): one slot free, taken by game 3.
     let id1 = g1a["room"].as_str().unwrap();
-    let (mut s1, _) = room(addr, id1, g1a["token"].as_str().unwrap()).await;
-    let (mut n1, _) = room(addr, id1, g1b["token"].as_str().unwrap()).await;
+    let (mut s1, _) = room(addr, id1, Some(g1a["token"].as_str().unwrap())).await;
+    let (mut n1, _) = room(addr, id1, Some(g1b["token"].as_str().unwrap())).await;
     send(&mut n1, json!({"type": "resign"})).await;
-    assert_eq!(recv_type(&mut s1, "end").await["type"], "end");
+    assert_eq!(recv_type_or_error(&mut s1, "end").await["type"], "end");
     let (g3, _, _) = challenge_accepted(&mut a, &mut b, false).await;
     assert_eq!(g3["type"], "matched", "{g3}");
     // The rematch of game 1: offered, then refused at the quota when accepted.
     send(&mut n1, json!({"type": "rematch"})).await;
-    assert_eq!(recv_type(&mut s1, "rematch").await["offered_by"], "north");
+    assert_eq!(recv_type_or_error(&mut s1, "rematch").await["offered_by"], "north");
     send(&mut s1, json!({"type": "rematch"})).await;
-    let e = recv_type(&mut s1, "rematch_ready").await;
+    let e = recv_type_or_error(&mut s1, "rematch_ready").await;
     assert_eq!(e["error"], "too_many_rooms", "{e}");
     // Game 2 ends: the offer still stands and is accepted now.
     play_and_resign(addr, &g2a.unwrap(), &g2b, 0, "south").await;
     send(&mut s1, json!({"type": "rematch"})).await;
-    let ready = recv_type(&mut s1, "rematch_ready").await;
+    let ready = recv_type_or_error(&mut s1, "rematch_ready").await;
     assert_eq!(ready["type"], "rematch_ready", "{ready}");
     assert_eq!(ready["side"], "north", "colours swapped: {ready}");
-    assert_eq!(recv_type(&mut n1, "rematch_ready").await["side"], "south");
+    assert_eq!(recv_type_or_error(&mut n1, "rematch_ready").await["side"], "south");
 }
 
 #[tokio::test]
 async fn a_lobby_game_nobody_began_expires_like_an_unclaimed_room() {
     let limits = Limits { unclaimed_expiry: Duration::from_millis(300), rooms_per_addr: 1, ..fast() };
     let addr = server("unstarted", limits).await;
-    let (mut a, _) = player(addr, 'a').await;
-    let (mut b, _) = player(addr, 'b').await;
+    let (mut a, mut b) = (player(addr, 'a').await.0, player(addr, 'b').await.0);
     let (mb, ma, _) = challenge_accepted(&mut a, &mut b, false).await;
     let ma = ma.unwrap();
     let id = ma["room"].as_str().unwrap();
-    let (mut s, _) = room(addr, id, ma["token"].as_str().unwrap()).await;
-    let closed = recv_type(&mut s, "closed").await;
+    let (mut s, _) = room(addr, id, Some(ma["token"].as_str().unwrap())).await;
+    let closed = recv_type_or_error(&mut s, "closed").await;
     assert_eq!(closed["reason"], "unstarted", "{closed}");
     assert!(closed["message"].as_str().unwrap().contains("no turn was played"), "{closed}");
     let _ = mb;
@@ -303,11 +244,6 @@ async fn rated_only_after_two_turns_each_and_three_times_a_day_per_pair() {
     assert_eq!(rated_games(addr, wc["you"]["id"].as_str().unwrap()).await, 1);
 }
 
-async fn post(addr: SocketAddr, path: &str, body: Value) -> (u16, Value) {
-    let r = reqwest::Client::new().post(format!("http://{addr}{path}")).json(&body).send().await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
-}
-
 /// Issue 42, names that cannot deceive: bidi controls and invisible format characters are
 /// refused (`invalid_field`, nothing made), names and chat lines are stored in NFC, and a
 /// second person cannot take a name that looks like one already in the room or the lobby.
@@ -332,35 +268,35 @@ async fn names_and_chat_lines_cannot_deceive() {
     let (st, joined) = post(addr, &format!("/api/online/rooms/{id}/claim"), claim("Rudo")).await;
     assert_eq!(st, 200, "{joined}");
     // Chat: a hidden override is refused, a decomposed line goes out composed.
-    let (mut s, _) = room(addr, id, made["token"].as_str().unwrap()).await;
+    let (mut s, _) = room(addr, id, Some(made["token"].as_str().unwrap())).await;
     send(&mut s, json!({"type": "chat", "text": "gg\u{202e}"})).await;
-    let e = recv_type(&mut s, "error").await;
+    let e = recv_type_or_error(&mut s, "error").await;
     assert_eq!(e["error"], "invalid_field", "{e}");
     send(&mut s, json!({"type": "chat", "text": "cafe\u{301}"})).await;
-    let c = recv_type(&mut s, "chat").await;
+    let c = recv_type_or_error(&mut s, "chat").await;
     assert_eq!(c["text"], "caf\u{e9}", "{c}");
     // The north seat holder cannot connect under South's name either.
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
+    let mut ws = ws::connect(addr, &format!("/api/online/rooms/{id}/ws")).await;
     send(&mut ws, json!({"type": "hello", "token": joined["token"], "name": "T\u{c9}NDAI"})).await;
-    let e = recv_type(&mut ws, "error").await;
+    let e = recv_type_or_error(&mut ws, "error").await;
     assert_eq!(e["error"], "invalid_field", "{e}");
 
     // The lobby: a second identity cannot take a look-alike of the first one's name.
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    let mut ws = ws::connect(addr, "/api/online/lobby/ws").await;
     send(&mut ws, json!({"type": "hello", "player": "a".repeat(40), "name": "Chipo"})).await;
-    assert_eq!(recv_type(&mut ws, "welcome").await["you"]["name"], "Chipo");
-    let (mut other, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    assert_eq!(recv_type_or_error(&mut ws, "welcome").await["you"]["name"], "Chipo");
+    let mut other = ws::connect(addr, "/api/online/lobby/ws").await;
     send(&mut other, json!({"type": "hello", "player": "b".repeat(40), "name": "Ch\u{456}po"})).await;
-    let e = recv_type(&mut other, "welcome").await;
+    let e = recv_type_or_error(&mut other, "welcome").await;
     assert_eq!(e["error"], "invalid_field", "{e}");
     let (mut b, wb) = player(addr, 'b').await;
     assert_eq!(wb["you"]["name"], "Pb");
     send(&mut b, json!({"type": "name", "name": "chipo"})).await;
-    let e = recv_type(&mut b, "you").await;
+    let e = recv_type_or_error(&mut b, "you").await;
     assert_eq!(e["error"], "invalid_field", "{e}");
     send(&mut b, json!({"type": "name", "name": "\u{2067}Chipo"})).await;
-    assert_eq!(recv_type(&mut b, "you").await["error"], "invalid_field");
+    assert_eq!(recv_type_or_error(&mut b, "you").await["error"], "invalid_field");
     // Her own name, in another case: hers to take.
     send(&mut ws, json!({"type": "name", "name": "CHIPO"})).await;
-    assert_eq!(recv_type(&mut ws, "you").await["player"]["name"], "CHIPO");
+    assert_eq!(recv_type_or_error(&mut ws, "you").await["player"]["name"], "CHIPO");
 }

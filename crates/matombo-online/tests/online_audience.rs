@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use matombo_online::Limits;
+use matombo_testkit::http::seated_room;
+use matombo_testkit::ws::{open_from, Ws};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
 
 fn from(i: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(127, 0, 0, i))
@@ -21,18 +21,6 @@ fn from(i: u8) -> IpAddr {
 
 async fn server(name: &str, limits: Limits) -> SocketAddr {
     common::start_server(&common::temp_db("online_audience", name), limits).await
-}
-
-/// A WebSocket to `path` from `src`; the refusal's status if refused.
-async fn open(src: IpAddr, addr: SocketAddr, path: &str) -> Result<Ws, u16> {
-    let sock = tokio::net::TcpSocket::new_v4().unwrap();
-    sock.bind(SocketAddr::new(src, 0)).unwrap();
-    let stream = sock.connect(addr).await.unwrap();
-    match tokio_tungstenite::client_async(format!("ws://{addr}{path}"), stream).await {
-        Ok((ws, _)) => Ok(ws),
-        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
-        Err(e) => panic!("{e}"),
-    }
 }
 
 async fn recv(ws: &mut Ws) -> Option<Value> {
@@ -48,25 +36,13 @@ async fn recv(ws: &mut Ws) -> Option<Value> {
 
 /// A room with both seats taken; its id.
 async fn room(addr: SocketAddr) -> String {
-    let c = reqwest::Client::new();
-    let r =
-        c.post(format!("http://{addr}/api/online/rooms")).json(&json!({"ruleset": "tsoro:8"})).send().await.unwrap();
-    assert_eq!(r.status(), 201);
-    let v: Value = r.json().await.unwrap();
-    let id = v["id"].as_str().unwrap().to_string();
-    let r = c
-        .post(format!("http://{addr}/api/online/rooms/{id}/claim"))
-        .json(&json!({"invite": v["invite"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    id
+    let (created, _) = seated_room(addr, json!({"ruleset": "tsoro:8"}), json!({})).await;
+    created["id"].as_str().unwrap().to_string()
 }
 
 /// A spectator of `id` from `src`: its socket after the state, or the error message.
 async fn watch(src: IpAddr, addr: SocketAddr, id: &str) -> Result<Ws, Value> {
-    let mut ws = open(src, addr, &format!("/api/online/rooms/{id}/ws")).await.expect("upgrade");
+    let mut ws = open_from(src, addr, &format!("/api/online/rooms/{id}/ws")).await.expect("upgrade");
     ws.send(Message::text(r#"{"type":"hello","name":"w"}"#)).await.unwrap();
     loop {
         let v = recv(&mut ws).await.expect("an answer");
@@ -166,9 +142,9 @@ async fn lobby_connections_per_address_and_slots_kept_for_newcomers() {
         ..limits()
     };
     let addr = server("lobby", l).await;
-    let _l1 = open(from(1), addr, "/api/online/lobby/ws").await.unwrap();
-    let _l2 = open(from(1), addr, "/api/online/lobby/ws").await.unwrap();
-    assert_eq!(open(from(1), addr, "/api/online/lobby/ws").await.err(), Some(429), "a third lobby socket");
+    let _l1 = open_from(from(1), addr, "/api/online/lobby/ws").await.unwrap();
+    let _l2 = open_from(from(1), addr, "/api/online/lobby/ws").await.unwrap();
+    assert_eq!(open_from(from(1), addr, "/api/online/lobby/ws").await.err(), Some(429), "a third lobby socket");
     let r = reqwest::get(format!("http://{addr}/api/online/lobby/ws")).await.unwrap();
     assert_eq!(r.status(), 400, "no upgrade");
     // Address 2 holds 4 connections (NEWCOMER_CONNECTIONS): past 8 - 4, it may not take more...
@@ -177,10 +153,10 @@ async fn lobby_connections_per_address_and_slots_kept_for_newcomers() {
     for _ in 0..4 {
         held.push(watch(from(2), addr, &id).await.unwrap());
     }
-    let r = open(from(2), addr, &format!("/api/online/rooms/{id}/ws")).await.err();
+    let r = open_from(from(2), addr, &format!("/api/online/rooms/{id}/ws")).await.err();
     assert_eq!(r, Some(503), "the last slots are kept for newcomers");
     // ...while a newcomer still gets in, to the lobby and to the room.
-    let mut n = open(from(3), addr, "/api/online/lobby/ws").await.expect("a newcomer's lobby socket");
+    let mut n = open_from(from(3), addr, "/api/online/lobby/ws").await.expect("a newcomer's lobby socket");
     n.send(Message::text(r#"{"type":"hello"}"#)).await.unwrap();
     assert_eq!(recv(&mut n).await.unwrap()["type"], "welcome");
     watch(from(4), addr, &id).await.expect("a newcomer's spectator socket");
@@ -190,7 +166,7 @@ async fn lobby_connections_per_address_and_slots_kept_for_newcomers() {
 async fn refusals_answer_the_one_error_body() {
     let l = Limits { lobby_per_addr: 1, ..limits() };
     let addr = server("body", l).await;
-    let _l1 = open(from(1), addr, "/api/online/lobby/ws").await.unwrap();
+    let _l1 = open_from(from(1), addr, "/api/online/lobby/ws").await.unwrap();
     // The HTTP refusal of an upgrade carries the same body as every error.
     let sock = tokio::net::TcpSocket::new_v4().unwrap();
     sock.bind(SocketAddr::new(from(1), 0)).unwrap();

@@ -10,13 +10,12 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use matombo_core::Position;
-use matombo_online::{routes, Clock, Db, Limits, OnlineState};
+use matombo_online::{Clock, Db, Limits, OnlineState};
+use matombo_testkit::http::{post, seated_room};
+use matombo_testkit::pg;
+use matombo_testkit::ws::{self, recv_type, send};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 const DAY: u64 = 24 * 3600 * 1000;
 const HOUR: u64 = 3600 * 1000;
@@ -32,23 +31,9 @@ fn limits(clock: &Clock) -> Limits {
     }
 }
 
-async fn serve(state: OnlineState) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = routes(state).into_make_service_with_connect_info::<SocketAddr>();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
 async fn sqlite_node(db: &Path, limits: Limits) -> (SocketAddr, OnlineState) {
     let state = OnlineState::open_with_limits(Some(db), limits).unwrap();
-    (serve(state.clone()).await, state)
-}
-
-async fn post(addr: SocketAddr, path: &str, body: Value) -> (u16, Value) {
-    let r = reqwest::Client::new().post(format!("http://{addr}{path}")).json(&body).send().await.unwrap();
-    let status = r.status().as_u16();
-    (status, r.json().await.unwrap())
+    (common::serve(state.clone()).await, state)
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
@@ -62,26 +47,6 @@ async fn state(addr: SocketAddr, id: &str) -> Value {
     v
 }
 
-async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message in time");
-        if let Message::Text(t) = m.expect("open").expect("ok") {
-            let v: Value = serde_json::from_str(&t).unwrap();
-            if v["type"] == ty {
-                return v;
-            }
-            assert_ne!(v["type"], "error", "unexpected error while waiting for {ty}: {v}");
-        }
-    }
-}
-
-async fn connect(addr: SocketAddr, id: &str, token: &str) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
-    ws.send(Message::text(json!({"type": "hello", "token": token}).to_string())).await.unwrap();
-    let s = recv_type(&mut ws, "state").await;
-    (ws, s)
-}
-
 fn first_turn(v: &Value) -> String {
     let pos: Position = v["position"].as_str().unwrap().parse().unwrap();
     pos.turns().next().unwrap().0.to_string()
@@ -91,12 +56,8 @@ fn first_turn(v: &Value) -> String {
 /// claiming: the id and South's token.
 async fn corr_game(addr: SocketAddr, days: u32) -> (String, String) {
     let body = json!({"ruleset": "tsoro:8", "side": "south", "name": "Rudo", "clock": {"days_per_turn": days}});
-    let (st, c) = post(addr, "/api/online/rooms", body).await;
-    assert_eq!(st, 201, "{c}");
+    let (c, _) = seated_room(addr, body, json!({"name": "Tendai"})).await;
     let id = c["id"].as_str().unwrap().to_string();
-    let (st, j) =
-        post(addr, &format!("/api/online/rooms/{id}/claim"), json!({"invite": c["invite"], "name": "Tendai"})).await;
-    assert_eq!(st, 200, "{j}");
     (id, c["token"].as_str().unwrap().to_string())
 }
 
@@ -177,9 +138,9 @@ async fn the_flag_falls_with_nobody_connected_and_never_as_abandoned() {
 
     // A day later South plays: North's deadline is three days from the turn.
     clock.advance(DAY);
-    let (mut ws, s) = connect(addr, &id, &south).await;
+    let (mut ws, s) = ws::room(addr, &id, Some(&south)).await;
     assert!(s["clock"]["south_ms"].as_u64().unwrap() <= 2 * DAY);
-    ws.send(Message::text(json!({"type": "turn", "ply": 0, "move": first_turn(&s)}).to_string())).await.unwrap();
+    send(&mut ws, json!({"type": "turn", "ply": 0, "move": first_turn(&s)})).await;
     let t = recv_type(&mut ws, "turn").await;
     let d1 = t["clock"]["deadline"].as_u64().unwrap();
     assert!(d1 >= d0 + DAY - 60_000 && d1 <= clock.now() + 3 * DAY, "{t}");
@@ -255,22 +216,15 @@ async fn a_deadline_passed_while_stopped_gets_an_hour_after_the_restart() {
 
 #[tokio::test]
 async fn on_postgres_the_leader_ends_a_game_past_its_deadline() {
-    let Ok(base) = std::env::var("MATOMBO_TEST_PG") else {
-        assert!(std::env::var("CI").is_err(), "MATOMBO_TEST_PG is not set");
-        return;
-    };
-    let (client, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(conn);
-    let name = format!("t_corr_{}", std::process::id());
-    client.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
-    let url = format!("{}/{name}", base.rsplit_once('/').unwrap().0);
+    let Some(base) = pg::url() else { return };
+    let url = pg::fresh(&base, "corr").await;
     let clock = Clock::default();
     let a_state = OnlineState::connect(&Db::Postgres(url.clone()), limits(&clock)).await.unwrap();
-    let a = serve(a_state.clone()).await;
+    let a = common::serve(a_state.clone()).await;
     let (id, _) = corr_game(a, 2).await;
     let d0 = deadline(&state(a, &id).await);
     // A second node reads the same deadline from the store.
-    let b = serve(OnlineState::connect(&Db::Postgres(url), limits(&clock)).await.unwrap()).await;
+    let b = common::serve(OnlineState::connect(&Db::Postgres(url), limits(&clock)).await.unwrap()).await;
     assert_eq!(deadline(&state(b, &id).await), d0);
     clock.advance(DAY);
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -370,8 +324,8 @@ async fn public_team_games_are_listed_until_they_finish() {
     assert_eq!(o["north"], json!({"members": 64, "join": null}));
 
     // A finished game leaves the list: the newer game's South member resigns.
-    let (mut ws, _) = connect(addr, id, j["token"].as_str().unwrap()).await;
-    ws.send(Message::text(json!({"type": "resign"}).to_string())).await.unwrap();
+    let (mut ws, _) = ws::room(addr, id, Some(j["token"].as_str().unwrap())).await;
+    send(&mut ws, json!({"type": "resign"})).await;
     recv_type(&mut ws, "end").await;
     let games = listed(addr).await;
     assert_eq!(games.len(), 1, "{games:?}");

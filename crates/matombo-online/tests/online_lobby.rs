@@ -12,22 +12,10 @@ use futures_util::{SinkExt, StreamExt};
 use matombo_core::Position;
 use matombo_online::rating::{update, Rating};
 use matombo_online::Limits;
+use matombo_testkit::http::get;
+use matombo_testkit::ws::{self, lobby, recv, recv_error, recv_type, room, send, Ws};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-fn fast() -> Limits {
-    Limits {
-        turns_per_sec: 10_000.0,
-        room_turns_per_sec: 10_000.0,
-        addr_turns_per_sec: 10_000.0,
-        messages_per_sec: 10_000.0,
-        lobby_actions_per_sec: 10_000.0,
-        chat_per_sec: 10_000.0,
-        ..Limits::default()
-    }
-}
 
 async fn server(name: &str, limits: Limits) -> SocketAddr {
     common::start_server(&common::temp_db("lobby", name), limits).await
@@ -37,67 +25,13 @@ fn secret(c: char) -> String {
     std::iter::repeat_n(c, 40).collect()
 }
 
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::text(v.to_string())).await.unwrap();
-}
-
-async fn recv(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("message in time");
-        match m.expect("open").expect("ok") {
-            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
-            Message::Close(f) => panic!("closed: {f:?}"),
-            _ => continue,
-        }
-    }
-}
-
-/// The next message of a type, skipping others (errors fail the test).
-async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == ty {
-            return v;
-        }
-        assert_ne!(v["type"], "error", "unexpected error while waiting for {ty}: {v}");
-    }
-}
-
-async fn recv_error(ws: &mut Ws) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == "error" {
-            return v;
-        }
-    }
-}
-
-/// A lobby connection: (socket, welcome).
-async fn lobby(addr: SocketAddr, hello: Value) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
-    send(&mut ws, hello).await;
-    let w = recv_type(&mut ws, "welcome").await;
-    (ws, w)
-}
-
 async fn player(addr: SocketAddr, c: char, name: &str) -> (Ws, Value) {
     lobby(addr, json!({"type": "hello", "player": secret(c), "name": name})).await
 }
 
-async fn room(addr: SocketAddr, id: &str, token: Option<&str>) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
-    let hello = match token {
-        Some(t) => json!({"type": "hello", "token": t}),
-        None => json!({"type": "hello"}),
-    };
-    send(&mut ws, hello).await;
-    let st = recv_type(&mut ws, "state").await;
-    (ws, st)
-}
-
-async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
-    let r = reqwest::get(format!("http://{addr}{path}")).await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
+/// Rudo (secret a…) and Tendai (secret b…) in the lobby, welcomed.
+async fn rudo_and_tendai(addr: SocketAddr) -> (Ws, Ws) {
+    (player(addr, 'a', "Rudo").await.0, player(addr, 'b', "Tendai").await.0)
 }
 
 fn first_turn(position: &str) -> String {
@@ -140,7 +74,7 @@ async fn south_wins(addr: SocketAddr, ma: &Value, mb: &Value, rated: bool) -> (W
 
 #[tokio::test]
 async fn two_players_meet_in_the_lobby_and_a_rated_game_changes_both_ratings() {
-    let addr = server("rated", fast()).await;
+    let addr = server("rated", common::fast()).await;
     let (mut watcher, w) = lobby(addr, json!({"type": "hello"})).await;
     assert_eq!(w["you"], Value::Null);
     let (mut a, wa) = player(addr, 'a', "Rudo").await;
@@ -213,9 +147,8 @@ async fn two_players_meet_in_the_lobby_and_a_rated_game_changes_both_ratings() {
 
 #[tokio::test]
 async fn rematch_swaps_colours_and_chat_keeps_players_and_spectators_apart() {
-    let addr = server("rematch", fast()).await;
-    let (mut a, _) = player(addr, 'a', "Rudo").await;
-    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    let addr = server("rematch", common::fast()).await;
+    let (mut a, mut b) = rudo_and_tendai(addr).await;
     let (ma, mb) = meet(&mut a, &mut b, "nsolo:8", false).await;
     let room_id = ma["room"].as_str().unwrap().to_string();
     let (mut spec, st) = room(addr, &room_id, None).await;
@@ -275,9 +208,8 @@ async fn rematch_swaps_colours_and_chat_keeps_players_and_spectators_apart() {
 
 #[tokio::test]
 async fn quick_pairing_pairs_two_waiting_players() {
-    let addr = server("pairing", fast()).await;
-    let (mut a, _) = player(addr, 'a', "Rudo").await;
-    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    let addr = server("pairing", common::fast()).await;
+    let (mut a, mut b) = rudo_and_tendai(addr).await;
     send(&mut a, json!({"type": "seek", "ruleset": "tsoro:21"})).await;
     assert_eq!(recv_type(&mut a, "seeking").await["seek"]["ruleset"], "tsoro:21");
     send(&mut a, json!({"type": "seek", "ruleset": "tsoro:21"})).await;
@@ -296,7 +228,7 @@ async fn quick_pairing_pairs_two_waiting_players() {
 
 #[tokio::test]
 async fn a_challenge_goes_when_its_creator_leaves() {
-    let addr = server("leave", fast()).await;
+    let addr = server("leave", common::fast()).await;
     let (mut watcher, _) = lobby(addr, json!({"type": "hello"})).await;
     let (mut a, _) = player(addr, 'a', "Rudo").await;
     send(&mut a, json!({"type": "challenge", "ruleset": "tsoro:8"})).await;
@@ -311,7 +243,7 @@ async fn a_challenge_goes_when_its_creator_leaves() {
 
 #[tokio::test]
 async fn an_identity_moves_to_another_device_with_its_rating() {
-    let addr = server("transfer", fast()).await;
+    let addr = server("transfer", common::fast()).await;
     let (mut a, wa) = player(addr, 'a', "Rudo").await;
     let (mut b, _) = player(addr, 'b', "Tendai").await;
     let (ma, mb) = meet(&mut a, &mut b, "tsoro:21", true).await;
@@ -321,14 +253,14 @@ async fn an_identity_moves_to_another_device_with_its_rating() {
     let code = recv_type(&mut a, "transfer_code").await["code"].as_str().unwrap().to_string();
     assert_eq!(code.len(), 8);
     // A wrong code, and a code with a secret already in use, change nothing.
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    let mut ws = ws::connect(addr, "/api/online/lobby/ws").await;
     send(&mut ws, json!({"type": "hello", "player": secret('d'), "transfer": "ZZZZZZZZ"})).await;
     assert_eq!(recv_error(&mut ws).await["error"], "bad_code");
     let (_d, wd) = lobby(addr, json!({"type": "hello", "player": secret('d'), "transfer": code})).await;
     assert_eq!(wd["you"]["id"], wa["you"]["id"]);
     assert_eq!(wd["you"]["ratings"]["tsoro-21"], rating);
     // Used once.
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    let mut ws = ws::connect(addr, "/api/online/lobby/ws").await;
     send(&mut ws, json!({"type": "hello", "player": secret('e'), "transfer": code})).await;
     assert_eq!(recv_error(&mut ws).await["error"], "bad_code");
     // The old device's secret no longer names the player (a new identity, which may not
@@ -339,9 +271,8 @@ async fn an_identity_moves_to_another_device_with_its_rating() {
 
 #[tokio::test]
 async fn a_wrong_room_says_no_such_game() {
-    let addr = server("nosuch", fast()).await;
-    let (mut ws, _) =
-        tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/nosuchgame/ws")).await.unwrap();
+    let addr = server("nosuch", common::fast()).await;
+    let mut ws = ws::connect(addr, "/api/online/rooms/nosuchgame/ws").await;
     let m = recv(&mut ws).await;
     assert_eq!(m["error"], "not_found", "{m}");
     match tokio::time::timeout(Duration::from_secs(5), ws.next()).await.unwrap() {
@@ -410,18 +341,14 @@ async fn lobby_limits_hold_and_refusals_change_nothing() {
 
 #[tokio::test]
 async fn a_player_cannot_act_in_a_game_not_his() {
-    let addr = server("not-his", fast()).await;
-    let (mut a, _) = player(addr, 'a', "Rudo").await;
-    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    let addr = server("not-his", common::fast()).await;
+    let (mut a, mut b) = rudo_and_tendai(addr).await;
     let (m1, _) = meet(&mut a, &mut b, "tsoro:8", false).await;
     let (mut c, _) = player(addr, 'c', "Chipo").await;
     let (mut d, _) = player(addr, 'd', "Dumi").await;
     let (m2, _) = meet(&mut c, &mut d, "tsoro:8", false).await;
     // C's seat token of room 2 in room 1: a spectator there.
-    let (mut ws, _) =
-        tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{}/ws", m1["room"].as_str().unwrap()))
-            .await
-            .unwrap();
+    let mut ws = ws::connect(addr, &format!("/api/online/rooms/{}/ws", m1["room"].as_str().unwrap())).await;
     send(&mut ws, json!({"type": "hello", "token": m2["token"]})).await;
     assert_eq!(recv_error(&mut ws).await["error"], "bad_token");
     let st = recv_type(&mut ws, "state").await;
@@ -446,7 +373,7 @@ async fn a_player_cannot_act_in_a_game_not_his() {
 #[tokio::test]
 async fn hostile_lobby_messages_get_an_error_and_change_nothing() {
     use rand::{rngs::SmallRng, Rng, SeedableRng};
-    let addr = server("hostile", fast()).await;
+    let addr = server("hostile", common::fast()).await;
     let (mut a, _) = player(addr, 'a', "Rudo").await;
     let mut rng = SmallRng::seed_from_u64(26);
     let junk = |rng: &mut SmallRng, n: usize| -> String {
@@ -494,8 +421,7 @@ async fn rates_of_challenges_chat_and_new_identities_are_bounded() {
         Limits { players_per_addr_hour: 3, messages_per_sec: 10_000.0, turns_per_sec: 10_000.0, ..Limits::default() },
     )
     .await;
-    let (mut a, _) = player(addr, 'a', "Rudo").await;
-    let (mut b, _) = player(addr, 'b', "Tendai").await;
+    let (mut a, mut b) = rudo_and_tendai(addr).await;
     // One challenge or seek a second per connection.
     send(&mut a, json!({"type": "challenge", "ruleset": "tsoro:8"})).await;
     recv_type(&mut a, "challenge_added").await;
@@ -514,7 +440,7 @@ async fn rates_of_challenges_chat_and_new_identities_are_bounded() {
     assert_eq!(recv_error(&mut ws).await["error"], "rate_limited");
     // Three identities an hour from this address (two made above).
     player(addr, 'c', "Chipo").await;
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
+    let mut ws = ws::connect(addr, "/api/online/lobby/ws").await;
     send(&mut ws, json!({"type": "hello", "player": secret('d')})).await;
     assert_eq!(recv_error(&mut ws).await["error"], "rate_limited");
     // A known player still comes in.
@@ -527,7 +453,7 @@ async fn start_stoppable(
     db: &std::path::Path,
 ) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let (addr, server) = common::serve_until(db, fast(), async move {
+    let (addr, server) = common::serve_until(db, common::fast(), async move {
         let _ = stop_rx.await;
     })
     .await;
@@ -539,8 +465,7 @@ async fn a_rated_lobby_game_survives_a_restart_listed_and_rated() {
     let db = common::temp_db("lobby", "restart");
     let (ma, mb) = {
         let (addr, stop, server) = start_stoppable(&db).await;
-        let (mut a, _) = player(addr, 'a', "Rudo").await;
-        let (mut b, _) = player(addr, 'b', "Tendai").await;
+        let (mut a, mut b) = rudo_and_tendai(addr).await;
         let m = meet(&mut a, &mut b, "nsolo:20", true).await;
         drop((a, b));
         let _ = stop.send(());

@@ -3,54 +3,25 @@
 //! through the lobby's WebSocket, attempts rated by the server against the shipped set, one
 //! counted per puzzle, concurrent attempts all counted, refusals that change nothing.
 
+mod common;
+
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use futures_util::{SinkExt, StreamExt};
 use matombo_online::puzzles::{self, PuzzleSet, IDENTITY_BURST};
-use matombo_online::store::Db;
 use matombo_online::{routes, Limits, OnlineState};
+use matombo_testkit::ws::lobby;
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
 
-static N: AtomicU32 = AtomicU32::new(0);
 const SHIPPED: &str = include_str!("../../matombo-web/assets/content/puzzles.jsonl");
-
-fn pg_url() -> Option<String> {
-    match std::env::var("MATOMBO_TEST_PG") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(std::env::var("CI").is_err(), "MATOMBO_TEST_PG is not set: under CI these tests need PostgreSQL");
-            None
-        }
-    }
-}
-
-async fn fresh_pg(base: &str, name: &str) -> String {
-    let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls).await.expect("connect MATOMBO_TEST_PG");
-    tokio::spawn(conn);
-    let db = format!("t_{}_{}_{}", name, std::process::id(), N.fetch_add(1, Ordering::Relaxed));
-    client.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();
-    let (prefix, _) = base.rsplit_once('/').expect("a URL with a database");
-    format!("{prefix}/{db}")
-}
 
 /// Online play with the puzzle routes on a fresh store of each backend.
 async fn servers(name: &str) -> Vec<(&'static str, SocketAddr)> {
-    let dir = std::env::temp_dir().join(format!("matombo-puzhttp-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut dbs = vec![("sqlite", Db::Sqlite(dir.join("online.sqlite3")))];
-    if let Some(base) = pg_url() {
-        dbs.push(("postgres", Db::Postgres(fresh_pg(&base, name).await)));
-    }
+    let dbs = common::backends("online_puzzles", name).await;
     let mut out = Vec::new();
     for (kind, db) in dbs {
         let state = OnlineState::connect(&db, Limits::default()).await.unwrap();
         let app = routes(state.clone()).merge(puzzles::routes(state, PuzzleSet::from_jsonl(SHIPPED)));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let addr = common::serve_app(app).await;
         out.push((kind, addr));
     }
     out
@@ -59,18 +30,8 @@ async fn servers(name: &str) -> Vec<(&'static str, SocketAddr)> {
 /// An identity made by the lobby's hello: its secret.
 async fn identity(addr: SocketAddr, c: char) -> String {
     let secret: String = std::iter::repeat_n(c, 40).collect();
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/lobby/ws")).await.unwrap();
-    ws.send(Message::text(json!({"type": "hello", "player": secret}).to_string())).await.unwrap();
-    loop {
-        let m = tokio::time::timeout(std::time::Duration::from_secs(10), ws.next()).await.unwrap().unwrap().unwrap();
-        if let Message::Text(t) = m {
-            let v: Value = serde_json::from_str(&t).unwrap();
-            assert_ne!(v["type"], "error", "{v}");
-            if v["type"] == "welcome" {
-                return secret;
-            }
-        }
-    }
+    lobby(addr, json!({"type": "hello", "player": secret})).await;
+    secret
 }
 
 /// The shipped puzzles' ids and ratings, in file order.

@@ -4,16 +4,17 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use matombo_core::{Game, Position, Record};
-use matombo_online::{routes, Limits, OnlineState};
+use matombo_online::Limits;
+use matombo_testkit::http::{get_text, post, seated_room};
+use matombo_testkit::ws::{self, recv, recv_refusal, recv_turn, recv_type, send, Ws};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+mod common;
 
 fn temp_db() -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
@@ -26,110 +27,19 @@ fn temp_db() -> PathBuf {
     dir.join("sub").join("online.sqlite3")
 }
 
-async fn start(db: &std::path::Path, limits: Limits) -> SocketAddr {
-    let state = OnlineState::open_with_limits(Some(db), limits).expect("open store");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = routes(state).into_make_service_with_connect_info::<SocketAddr>();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-fn fast() -> Limits {
-    Limits {
-        turns_per_sec: 10_000.0,
-        room_turns_per_sec: 10_000.0,
-        addr_turns_per_sec: 10_000.0,
-        messages_per_sec: 10_000.0,
-        ..Limits::default()
-    }
-}
-
-async fn post(addr: SocketAddr, path: &str, body: Value) -> (u16, Value) {
-    let r = reqwest::Client::new().post(format!("http://{addr}{path}")).json(&body).send().await.unwrap();
-    let status = r.status().as_u16();
-    (status, r.json().await.unwrap())
-}
-
-async fn get_text(addr: SocketAddr, path: &str) -> (u16, String) {
-    let r = reqwest::get(format!("http://{addr}{path}")).await.unwrap();
-    (r.status().as_u16(), r.text().await.unwrap())
-}
-
 /// A room with both seats taken: (id, south token, north token).
 async fn room(addr: SocketAddr, ruleset: &str, clock: Option<Value>) -> (String, String, String) {
     let mut body = json!({"ruleset": ruleset, "side": "south", "name": "Rudo"});
     if let Some(c) = clock {
         body["clock"] = c;
     }
-    let (st, created) = post(addr, "/api/online/rooms", body).await;
-    assert_eq!(st, 201, "{created}");
+    let (created, claimed) = seated_room(addr, body, json!({"name": "Tendai"})).await;
     let id = created["id"].as_str().unwrap().to_string();
     let invite = created["invite"].as_str().unwrap();
     assert_eq!(created["links"]["watch"], format!("/online/game/{id}"));
     assert!(!created["links"]["watch"].as_str().unwrap().contains(invite));
-    let (st, claimed) =
-        post(addr, &format!("/api/online/rooms/{id}/claim"), json!({"invite": invite, "name": "Tendai"})).await;
-    assert_eq!(st, 200, "{claimed}");
     assert_eq!(claimed["side"], "north");
     (id, created["token"].as_str().unwrap().to_string(), claimed["token"].as_str().unwrap().to_string())
-}
-
-async fn connect(addr: SocketAddr, id: &str, token: Option<&str>) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
-    let hello = match token {
-        Some(t) => json!({"type": "hello", "token": t}),
-        None => json!({"type": "hello"}),
-    };
-    send(&mut ws, hello).await;
-    let state = recv_type(&mut ws, "state").await;
-    (ws, state)
-}
-
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::text(v.to_string())).await.unwrap();
-}
-
-async fn recv(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("message in time");
-        match m.expect("open").expect("ok") {
-            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
-            Message::Close(_) => panic!("closed"),
-            _ => continue,
-        }
-    }
-}
-
-/// The next message of a type, skipping presence updates and others.
-async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == ty {
-            return v;
-        }
-        assert_ne!(v["type"], "error", "unexpected error while waiting for {ty}: {v}");
-    }
-}
-
-/// The broadcast of turn `ply` (skipping earlier turns and other messages).
-async fn recv_turn(ws: &mut Ws, ply: usize) -> Value {
-    loop {
-        let v = recv_type(ws, "turn").await;
-        if v["ply"] == ply {
-            return v;
-        }
-    }
-}
-
-async fn recv_error(ws: &mut Ws) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == "error" {
-            return v;
-        }
-        assert_ne!(v["type"], "turn", "a refused message must change nothing: {v}");
-    }
 }
 
 fn pick(pos: &Position, rng: &mut SmallRng) -> String {
@@ -137,14 +47,22 @@ fn pick(pos: &Position, rng: &mut SmallRng) -> String {
     turns[rng.random_range(0..turns.len())].to_string()
 }
 
+/// Plays a random legal turn of `game` from `mover` and waits for its echo there.
+async fn play_random(mover: &mut Ws, game: &mut Game, rng: &mut SmallRng) {
+    let ply = game.moves().len();
+    let mv = pick(game.position(), rng);
+    send(mover, json!({"type": "turn", "ply": ply, "move": mv})).await;
+    recv_turn(mover, ply).await;
+    game.play(&mv.parse().unwrap()).unwrap();
+}
+
 #[tokio::test]
 async fn two_clients_play_a_full_game_and_it_is_archived() {
     let db = temp_db();
-    let addr = start(&db, fast()).await;
+    let addr = common::start_server(&db, common::fast()).await;
     let (id, ts, tn) = room(addr, "tsoro:6", None).await;
-    let (mut south, s0) = connect(addr, &id, Some(&ts)).await;
-    let (mut north, n0) = connect(addr, &id, Some(&tn)).await;
-    let (mut watcher, w0) = connect(addr, &id, None).await;
+    let [(mut south, s0), (mut north, n0)] = common::connect_all([addr; 2], &id, [&ts, &tn]).await;
+    let (mut watcher, w0) = ws::room(addr, &id, None).await;
     assert_eq!(s0["you"], "south");
     assert_eq!(n0["you"], "north");
     assert_eq!(w0["you"], Value::Null);
@@ -188,36 +106,34 @@ async fn two_clients_play_a_full_game_and_it_is_archived() {
 
 #[tokio::test]
 async fn only_the_holder_of_the_side_to_move_can_play() {
-    let addr = start(&temp_db(), fast()).await;
+    let addr = common::start_server(&temp_db(), common::fast()).await;
     let (id, ts, tn) = room(addr, "tsoro:8", None).await;
-    let (mut south, _) = connect(addr, &id, Some(&ts)).await;
-    let (mut north, _) = connect(addr, &id, Some(&tn)).await;
+    let [(mut south, _), (mut north, _)] = common::connect_all([addr; 2], &id, [&ts, &tn]).await;
     // A spectator, a wrong token and a token of another length cannot move.
-    let (mut watcher, _) = connect(addr, &id, None).await;
+    let (mut watcher, _) = ws::room(addr, &id, None).await;
     send(&mut watcher, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut watcher).await["error"], "not_a_player");
+    assert_eq!(recv_refusal(&mut watcher).await["error"], "not_a_player");
     let mut wrong = ts.clone();
     wrong.replace_range(0..1, if wrong.starts_with('A') { "B" } else { "A" });
-    let (mut stranger, _) =
-        tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
+    let mut stranger = ws::connect(addr, &format!("/api/online/rooms/{id}/ws")).await;
     send(&mut stranger, json!({"type": "hello", "token": wrong})).await;
-    assert_eq!(recv_error(&mut stranger).await["error"], "bad_token");
+    assert_eq!(recv_refusal(&mut stranger).await["error"], "bad_token");
     assert_eq!(recv_type(&mut stranger, "state").await["you"], Value::Null);
     send(&mut stranger, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut stranger).await["error"], "not_a_player");
+    assert_eq!(recv_refusal(&mut stranger).await["error"], "not_a_player");
     // North may not play South's turn; an illegal turn and garbage are refused.
     send(&mut north, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut north).await["error"], "not_your_turn");
+    assert_eq!(recv_refusal(&mut north).await["error"], "not_your_turn");
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "A1"})).await;
-    assert_eq!(recv_error(&mut south).await["error"], "illegal");
+    assert_eq!(recv_refusal(&mut south).await["error"], "illegal");
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "??"})).await;
-    assert_eq!(recv_error(&mut south).await["error"], "bad_move");
+    assert_eq!(recv_refusal(&mut south).await["error"], "bad_move");
     south.send(Message::text("{not json")).await.unwrap();
-    assert_eq!(recv_error(&mut south).await["error"], "malformed");
+    assert_eq!(recv_refusal(&mut south).await["error"], "malformed");
     south.send(Message::text(" ".repeat(5000))).await.unwrap();
-    assert_eq!(recv_error(&mut south).await["error"], "too_large");
+    assert_eq!(recv_refusal(&mut south).await["error"], "too_large");
     south.send(Message::binary(vec![0u8, 1, 2])).await.unwrap();
-    assert_eq!(recv_error(&mut south).await["error"], "malformed");
+    assert_eq!(recv_refusal(&mut south).await["error"], "malformed");
     // Nothing changed: South's turn at ply 0 is still accepted.
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
     recv_turn(&mut north, 0).await;
@@ -228,10 +144,9 @@ async fn only_the_holder_of_the_side_to_move_can_play() {
 
 #[tokio::test]
 async fn a_duplicated_turn_is_applied_once() {
-    let addr = start(&temp_db(), fast()).await;
+    let addr = common::start_server(&temp_db(), common::fast()).await;
     let (id, ts, tn) = room(addr, "tsoro:8", None).await;
-    let (mut south, _) = connect(addr, &id, Some(&ts)).await;
-    let (mut north, _) = connect(addr, &id, Some(&tn)).await;
+    let [(mut south, _), (mut north, _)] = common::connect_all([addr; 2], &id, [&ts, &tn]).await;
     let turn = json!({"type": "turn", "ply": 0, "move": "B2="});
     send(&mut south, turn.clone()).await;
     send(&mut south, turn.clone()).await;
@@ -253,37 +168,32 @@ async fn a_duplicated_turn_is_applied_once() {
     assert_eq!(state["moves"], json!(["B2="]));
     // A stale ply with another turn is refused and the client gets the state back.
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "B3"})).await;
-    assert_eq!(recv_error(&mut south).await["error"], "stale");
+    assert_eq!(recv_refusal(&mut south).await["error"], "stale");
     assert_eq!(recv_type(&mut south, "state").await["ply"], 1);
 }
 
 #[tokio::test]
 async fn a_client_that_reconnects_continues() {
-    let addr = start(&temp_db(), fast()).await;
+    let addr = common::start_server(&temp_db(), common::fast()).await;
     let (id, ts, tn) = room(addr, "nsolo:8", None).await;
-    let (mut south, s0) = connect(addr, &id, Some(&ts)).await;
-    let (mut north, _) = connect(addr, &id, Some(&tn)).await;
+    let [(mut south, s0), (mut north, _)] = common::connect_all([addr; 2], &id, [&ts, &tn]).await;
     let mut game = Game::new(s0["position"].as_str().unwrap().parse().unwrap());
     let mut rng = SmallRng::seed_from_u64(3);
     for ply in 0..6 {
-        let mv = pick(game.position(), &mut rng);
-        let mover = if ply % 2 == 0 { &mut south } else { &mut north };
-        send(mover, json!({"type": "turn", "ply": ply, "move": mv})).await;
-        recv_turn(mover, ply).await;
-        game.play(&mv.parse().unwrap()).unwrap();
+        play_random(if ply % 2 == 0 { &mut south } else { &mut north }, &mut game, &mut rng).await;
         if ply == 2 {
             // North drops out while South plays on.
             north.close(None).await.unwrap();
         }
         if ply == 2 {
-            let (n, state) = connect(addr, &id, Some(&tn)).await;
+            let (n, state) = ws::room(addr, &id, Some(&tn)).await;
             north = n;
             assert_eq!(state["ply"], 3);
             assert_eq!(state["position"], game.position().to_string());
         }
     }
     // A team mate with the same seat link sees the same state and may play.
-    let (mut mate, state) = connect(addr, &id, Some(&ts)).await;
+    let (mut mate, state) = ws::room(addr, &id, Some(&ts)).await;
     assert_eq!(state["you"], "south");
     assert_eq!(state["moves"].as_array().unwrap().len(), 6);
     let mv = pick(game.position(), &mut rng);
@@ -298,23 +208,23 @@ async fn a_client_that_reconnects_continues() {
 
 #[tokio::test]
 async fn the_flag_falls_on_the_server_and_resignation_ends() {
-    let addr = start(&temp_db(), fast()).await;
+    let addr = common::start_server(&temp_db(), common::fast()).await;
     let (id, ts, tn) = room(addr, "tsoro:8", Some(json!({"initial_ms": 1000, "increment_ms": 0}))).await;
-    let (mut south, s0) = connect(addr, &id, Some(&ts)).await;
+    let (mut south, s0) = ws::room(addr, &id, Some(&ts)).await;
     assert_eq!(s0["clock"]["running"], "south");
-    let (_north, _) = connect(addr, &id, Some(&tn)).await;
+    let (_north, _) = ws::room(addr, &id, Some(&tn)).await;
     // Nobody moves: the server ends the game when South's second runs out.
     let end = recv_type(&mut south, "end").await;
     assert_eq!(end["outcome"]["termination"], "time_forfeit");
     assert_eq!(end["outcome"]["winner"], "north");
     send(&mut south, json!({"type": "turn", "ply": 0, "move": "B2="})).await;
-    assert_eq!(recv_error(&mut south).await["error"], "game_over");
+    assert_eq!(recv_refusal(&mut south).await["error"], "game_over");
 
     let (id, ts, _) = room(addr, "tsoro:8", None).await;
-    let (mut south, _) = connect(addr, &id, Some(&ts)).await;
-    let (mut watcher, _) = connect(addr, &id, None).await;
+    let (mut south, _) = ws::room(addr, &id, Some(&ts)).await;
+    let (mut watcher, _) = ws::room(addr, &id, None).await;
     send(&mut watcher, json!({"type": "resign"})).await;
-    assert_eq!(recv_error(&mut watcher).await["error"], "not_a_player");
+    assert_eq!(recv_refusal(&mut watcher).await["error"], "not_a_player");
     send(&mut south, json!({"type": "resign"})).await;
     let end = recv_type(&mut watcher, "end").await;
     assert_eq!(end["outcome"]["result"], "0-1");
@@ -323,7 +233,7 @@ async fn the_flag_falls_on_the_server_and_resignation_ends() {
 #[tokio::test]
 async fn limits_refuse_with_clear_errors() {
     let limits = Limits { rooms_per_addr: 2, connections_per_addr: 3, ..Limits::default() };
-    let addr = start(&temp_db(), limits).await;
+    let addr = common::start_server(&temp_db(), limits).await;
     let (id, ts, tn) = room(addr, "tsoro:8", None).await;
     let (_, _) = post(addr, "/api/online/rooms", json!({"ruleset": "tsoro"})).await;
     let (st, v) = post(addr, "/api/online/rooms", json!({"ruleset": "tsoro"})).await;
@@ -331,17 +241,17 @@ async fn limits_refuse_with_clear_errors() {
     let (st, v) = post(addr, "/api/online/rooms", json!({"ruleset": "chess"})).await;
     assert_eq!((st, v["error"].as_str()), (400, Some("bad_ruleset")));
     // Turns per second: the default allows a burst of 10, then refuses.
-    let (mut south, _) = connect(addr, &id, Some(&ts)).await;
-    let (_north, _) = connect(addr, &id, Some(&tn)).await;
+    let (mut south, _) = ws::room(addr, &id, Some(&ts)).await;
+    let (_north, _) = ws::room(addr, &id, Some(&tn)).await;
     let mut codes = Vec::new();
     for _ in 0..20 {
         send(&mut south, json!({"type": "turn", "ply": 5, "move": "B2="})).await;
-        codes.push(recv_error(&mut south).await["error"].as_str().unwrap().to_string());
+        codes.push(recv_refusal(&mut south).await["error"].as_str().unwrap().to_string());
     }
     assert!(codes[..10].iter().all(|c| c == "ahead"), "{codes:?}");
     assert!(codes.iter().any(|c| c == "rate_limited"), "{codes:?}");
     // Connections per address.
-    let (_w, _) = connect(addr, &id, None).await;
+    let (_w, _) = ws::room(addr, &id, None).await;
     let r = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await;
     assert!(r.is_err(), "a fourth connection from one address is refused");
     // Unknown rooms.
@@ -352,22 +262,17 @@ async fn limits_refuse_with_clear_errors() {
 #[tokio::test]
 async fn games_in_progress_survive_a_restart_of_the_state() {
     let db = temp_db();
-    let addr = start(&db, fast()).await;
+    let addr = common::start_server(&db, common::fast()).await;
     let (id, ts, tn) = room(addr, "tsoro:8", Some(json!({"initial_ms": 600_000, "increment_ms": 1000}))).await;
-    let (mut south, s0) = connect(addr, &id, Some(&ts)).await;
-    let (mut north, _) = connect(addr, &id, Some(&tn)).await;
+    let [(mut south, s0), (mut north, _)] = common::connect_all([addr; 2], &id, [&ts, &tn]).await;
     let mut game = Game::new(s0["position"].as_str().unwrap().parse().unwrap());
     let mut rng = SmallRng::seed_from_u64(11);
     for ply in 0..4 {
-        let mv = pick(game.position(), &mut rng);
-        let mover = if ply % 2 == 0 { &mut south } else { &mut north };
-        send(mover, json!({"type": "turn", "ply": ply, "move": mv})).await;
-        recv_turn(mover, ply).await;
-        game.play(&mv.parse().unwrap()).unwrap();
+        play_random(if ply % 2 == 0 { &mut south } else { &mut north }, &mut game, &mut rng).await;
     }
     // A second server on the same database file sees the game as it stands.
-    let addr2 = start(&db, fast()).await;
-    let (mut south2, state) = connect(addr2, &id, Some(&ts)).await;
+    let addr2 = common::start_server(&db, common::fast()).await;
+    let (mut south2, state) = ws::room(addr2, &id, Some(&ts)).await;
     assert_eq!(state["position"], game.position().to_string());
     assert_eq!(state["you"], "south");
     assert_eq!(state["clock"]["increment_ms"], 1000);

@@ -1,41 +1,16 @@
 //! Puzzle ratings of identities through the store's trait, on a real SQLite file and on
 //! PostgreSQL when `MATOMBO_TEST_PG` names a server (under CI a missing one fails).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+mod common;
+
 use std::sync::Arc;
 
 use matombo_online::store::puzzles::{PuzzleAttempt, PuzzleRating};
-use matombo_online::store::{self, Db, GameStore, Op};
-
-static N: AtomicU32 = AtomicU32::new(0);
-
-fn pg_url() -> Option<String> {
-    match std::env::var("MATOMBO_TEST_PG") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(std::env::var("CI").is_err(), "MATOMBO_TEST_PG is not set: under CI these tests need PostgreSQL");
-            None
-        }
-    }
-}
-
-async fn fresh_pg(base: &str, name: &str) -> String {
-    let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls).await.expect("connect MATOMBO_TEST_PG");
-    tokio::spawn(conn);
-    let db = format!("t_{}_{}_{}", name, std::process::id(), N.fetch_add(1, Ordering::Relaxed));
-    client.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();
-    let (prefix, _) = base.rsplit_once('/').expect("a URL with a database");
-    format!("{prefix}/{db}")
-}
+use matombo_online::store::{self, GameStore, Op};
 
 /// A fresh store of each backend, with one identity `p1`.
 async fn stores(name: &str) -> Vec<(&'static str, Arc<dyn GameStore>)> {
-    let dir = std::env::temp_dir().join(format!("matombo-puzstore-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut dbs = vec![("sqlite", Db::Sqlite(dir.join("online.sqlite3")))];
-    if let Some(base) = pg_url() {
-        dbs.push(("postgres", Db::Postgres(fresh_pg(&base, name).await)));
-    }
+    let dbs = common::backends("puzzle_store", name).await;
     let mut out = Vec::new();
     for (kind, db) in dbs {
         let s = store::open(&db).await.unwrap();

@@ -3,53 +3,14 @@
 //! scripts/pg-cluster.sh; under CI a missing one fails the tests). Each PostgreSQL case
 //! gets a database of its own.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use matombo_core::{Outcome, Position, Ruleset, Side, Termination};
 use matombo_online::store::{self, Db, GameStore, Op, StoreError};
-
-static N: AtomicU32 = AtomicU32::new(0);
-
-/// The PostgreSQL server of the tests, if any; under CI one is required.
-fn pg_url() -> Option<String> {
-    match std::env::var("MATOMBO_TEST_PG") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(
-                std::env::var("CI").is_err(),
-                "MATOMBO_TEST_PG is not set: under CI the store tests must run against PostgreSQL too"
-            );
-            None
-        }
-    }
-}
-
-/// A fresh database on the test server: its URL.
-async fn fresh_pg(base: &str, name: &str) -> String {
-    let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls).await.expect("connect MATOMBO_TEST_PG");
-    tokio::spawn(conn);
-    let db = format!("t_{}_{}_{}", name, std::process::id(), N.fetch_add(1, Ordering::Relaxed));
-    client.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();
-    let (prefix, _) = base.rsplit_once('/').expect("a URL with a database");
-    format!("{prefix}/{db}")
-}
-
-/// Every backend to run a case on, each a fresh store.
-async fn backends(name: &str) -> Vec<(&'static str, Db)> {
-    let dir = std::env::temp_dir().join(format!(
-        "matombo-store-{}-{name}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut out = vec![("sqlite", Db::Sqlite(dir.join("online.sqlite3")))];
-    if let Some(base) = pg_url() {
-        out.push(("postgres", Db::Postgres(fresh_pg(&base, name).await)));
-    }
-    out
-}
+use matombo_testkit::pg;
 
 fn create(id: &str, ruleset: &str) -> Op {
     let rs: Ruleset = ruleset.parse().unwrap();
@@ -92,7 +53,7 @@ fn player(id: &str) -> Op {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turns_ends_and_refusals_are_typed_on_every_backend() {
-    for (kind, db) in backends("basic").await {
+    for (kind, db) in common::backends("store", "basic").await {
         let s = store::open(&db).await.unwrap();
         s.write(create("r1", "tsoro:8")).await.unwrap();
         s.write(claim("r1")).await.unwrap();
@@ -158,7 +119,7 @@ fn join(id: &str, side: Side, member: &str, captain: bool) -> Op {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn team_members_captaincy_votes_and_marks_are_stored_on_every_backend() {
     use matombo_online::team::{TeamMode, MAX_MEMBERS};
-    for (kind, db) in backends("teams").await {
+    for (kind, db) in common::backends("store", "teams").await {
         let s = store::open(&db).await.unwrap();
         // A plain room has no teams.
         s.write(create("p1", "nsolo:8")).await.unwrap();
@@ -265,7 +226,7 @@ async fn rated_game_of(s: &Arc<dyn GameStore>, id: &str, a: &str, b: &str, plies
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ratings_change_once_with_the_end_of_the_game() {
-    for (kind, db) in backends("rated").await {
+    for (kind, db) in common::backends("store", "rated").await {
         let s = store::open(&db).await.unwrap();
         for p in ["ann", "bob"] {
             s.write(player(p)).await.unwrap();
@@ -293,7 +254,7 @@ async fn ratings_change_once_with_the_end_of_the_game() {
 /// two players count; the leaderboard lists established players before provisional ones.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_games_and_a_pairs_fourth_game_of_the_day_are_unrated() {
-    for (kind, db) in backends("farming").await {
+    for (kind, db) in common::backends("store", "farming").await {
         let s = store::open(&db).await.unwrap();
         for p in ["ann", "bob"] {
             s.write(player(p)).await.unwrap();
@@ -333,7 +294,7 @@ async fn short_games_and_a_pairs_fourth_game_of_the_day_are_unrated() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_endings_of_one_players_games_lose_no_update() {
     const GAMES: usize = 24;
-    for (kind, db) in backends("concurrent").await {
+    for (kind, db) in common::backends("store", "concurrent").await {
         let s = store::open(&db).await.unwrap();
         s.write(player("hub")).await.unwrap();
         for i in 0..GAMES {
@@ -387,7 +348,7 @@ async fn a_wrong_or_unreachable_postgres_url_fails_fast_and_says_so() {
     assert!(msg.contains("cannot connect") && msg.contains("127.0.0.1:1"), "{msg}");
     let e = store::open(&Db::parse("postgres://a:secret@127.0.0.1:1/x?sslmode=bogus")).await.err().unwrap();
     assert!(!e.to_string().contains("secret"), "the password is never shown: {e}");
-    if let Some(base) = pg_url() {
+    if let Some(base) = pg::url() {
         let (prefix, _) = base.rsplit_once('/').unwrap();
         let e = store::open(&Db::Postgres(format!("{prefix}/no_such_database_here"))).await.err().unwrap();
         assert!(e.to_string().contains("no_such_database_here"), "{e}");
@@ -404,8 +365,8 @@ async fn the_url_decides_the_backend() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_migrations_are_versioned_and_refuse_a_newer_schema() {
-    let Some(base) = pg_url() else { return };
-    let url = fresh_pg(&base, "migrate").await;
+    let Some(base) = pg::url() else { return };
+    let url = pg::fresh(&base, "migrate").await;
     // Two nodes starting at once: the schema is made once (an advisory lock orders them).
     let db = Db::Postgres(url.clone());
     let (a, b) = tokio::join!(store::open(&db), store::open(&db));
@@ -442,8 +403,8 @@ fn run_tool(name: &str, args: &[&str]) {
 /// and the store opened on the copy holds both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pg_dump_of_the_store_restores_with_every_game() {
-    let Some(base) = pg_url() else { return };
-    let url = fresh_pg(&base, "dump").await;
+    let Some(base) = pg::url() else { return };
+    let url = pg::fresh(&base, "dump").await;
     let s = store::open(&Db::Postgres(url.clone())).await.unwrap();
     for p in ["ana", "ben"] {
         s.write(player(p)).await.unwrap();
@@ -467,7 +428,7 @@ async fn a_pg_dump_of_the_store_restores_with_every_game() {
     std::fs::create_dir_all(&dir).unwrap();
     let dump = dir.join("matombo.dump");
     run_tool("pg_dump", &["--format=custom", &format!("--file={}", dump.display()), &url]);
-    let copy = fresh_pg(&base, "restored").await;
+    let copy = pg::fresh(&base, "restored").await;
     run_tool(
         "pg_restore",
         &["--clean", "--if-exists", "--no-owner", &format!("--dbname={copy}"), &dump.display().to_string()],
@@ -499,7 +460,7 @@ async fn correspondence_deadlines_and_public_team_games_on_every_backend() {
         op
     };
     let deadline = |r: Room| r.clocks.as_ref().and_then(|c| c.deadline(r.to_move()));
-    for (kind, db) in backends("corr").await {
+    for (kind, db) in common::backends("store", "corr").await {
         let s = store::open(&db).await.unwrap();
         s.write(corr("c1", 2)).await.unwrap();
         s.write(corr("c2", 1)).await.unwrap();

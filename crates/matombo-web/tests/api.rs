@@ -10,6 +10,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
+mod common;
+
 async fn call(method: &str, uri: &str, body: Option<String>) -> (StatusCode, String) {
     let req = Request::builder().method(method).uri(uri).header("content-type", "application/json");
     let req = req.body(body.map_or(Body::empty(), Body::from)).unwrap();
@@ -232,20 +234,9 @@ async fn a_whole_token_reports_its_events_and_the_game_can_be_resigned() {
 
 #[tokio::test]
 async fn a_finished_game_reports_its_outcome_and_refuses_more_turns() {
-    let mut rng = SmallRng::seed_from_u64(3);
-    let start = Position::start("tsoro:6".parse().unwrap());
-    let mut game = Game::new(start);
-    let mut moves: Vec<String> = Vec::new();
-    while !game.is_over() && moves.len() < 1000 {
-        let mut turn = game.position().begin_turn();
-        while !turn.is_complete() {
-            assert!(turn.apply_random(&mut rng), "a game not over has a legal decision");
-        }
-        let token = turn.token().unwrap();
-        game.play(&token).unwrap();
-        moves.push(token.to_string());
-    }
-    let outcome = game.outcome().expect("a random tsoro:6 game ends within 1000 turns");
+    let game = common::finished_game(3);
+    let moves: Vec<String> = game.moves().iter().map(|t| t.to_string()).collect();
+    let outcome = game.outcome().expect("a finished game has its outcome");
     let (status, s) = post("/api/game", json!({"start": "tsoro:6", "moves": moves})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(s["phase"], "over");

@@ -6,14 +6,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use matombo_api::{ErrorBody, ErrorCode, MAX_ERROR_CHARS};
-use matombo_core::{Game, Position};
 use matombo_web::limits::ServerLimits;
 use matombo_web::online::Limits;
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 mod common;
 
@@ -53,29 +48,11 @@ fn check(what: &str, (status, text): (u16, String), want_status: u16, want: Erro
     assert_eq!(v.as_object().unwrap().len(), 2, "{what}: {text}");
 }
 
-/// The turns of a game of tsoro:6 played to its end (random, seeded).
-fn finished_game() -> Vec<String> {
-    let mut rng = SmallRng::seed_from_u64(3);
-    let mut game = Game::new(Position::start("tsoro:6".parse().unwrap()));
-    let mut moves = Vec::new();
-    while !game.is_over() {
-        assert!(moves.len() < 1000, "a random tsoro:6 game ends within 1000 turns");
-        let mut turn = game.position().begin_turn();
-        while !turn.is_complete() {
-            assert!(turn.apply_random(&mut rng), "a game not over has a legal decision");
-        }
-        let token = turn.token().unwrap();
-        game.play(&token).unwrap();
-        moves.push(token.to_string());
-    }
-    moves
-}
-
 #[tokio::test]
 async fn every_error_of_the_json_api_has_the_documented_shape() {
     use ErrorCode::*;
     let addr = start("api", ServerLimits::default()).await;
-    let over = finished_game();
+    let over: Vec<String> = common::finished_game(3).moves().iter().map(|t| t.to_string()).collect();
     let game = |body: Value| post(addr, "/api/game", body.to_string());
     let cases: Vec<(&str, reqwest::RequestBuilder, u16, ErrorCode)> = vec![
         ("not JSON", post(addr, "/api/game", "{not json"), 400, Malformed),
@@ -143,15 +120,8 @@ async fn a_second_search_and_a_slow_request_have_the_documented_shape() {
     check("second search", answer, 429, ErrorCode::RateLimited);
     first.abort();
     // A body that never arrives: the request timeout answers.
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(
-        b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
-    )
-    .await
-    .unwrap();
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut answer)).await;
-    let answer = String::from_utf8_lossy(&answer).to_string();
+    let mut s = common::unfinished_post(addr).await;
+    let answer = common::answer_within(&mut s, Duration::from_secs(5)).await;
     let status: u16 = answer.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
     let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
     check("slow body", (status, body), 408, ErrorCode::Timeout);

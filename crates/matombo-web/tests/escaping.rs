@@ -1,23 +1,13 @@
 //! Pages print what a visitor sent (a bad position, an unknown puzzle or lesson) only
 //! escaped: a hostile value cannot open an element or leave an attribute.
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
-use tower::ServiceExt;
+use axum::http::StatusCode;
 
-fn app() -> axum::Router {
-    let dir =
-        std::env::temp_dir().join(format!("matombo-escaping-{}-{:?}", std::process::id(), std::thread::current().id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let online = matombo_web::online::OnlineState::open(Some(&dir.join("online.sqlite"))).unwrap();
-    matombo_web::app(online)
-}
+mod common;
 
 async fn get(uri: &str) -> (StatusCode, String) {
-    let resp = app().oneshot(Request::builder().uri(uri).body(Body::empty()).unwrap()).await.unwrap();
-    let status = resp.status();
-    (status, String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap())
+    let (status, _, body) = common::get("escaping", uri, &[]).await;
+    (status, String::from_utf8(body).unwrap())
 }
 
 #[tokio::test]

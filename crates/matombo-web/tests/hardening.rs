@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use matombo_testkit::ws;
 use matombo_web::limits::ServerLimits;
 use matombo_web::online::Limits;
 use serde_json::{json, Value};
@@ -59,15 +60,8 @@ async fn an_idle_socket_is_closed_after_the_header_read_timeout() {
     // A body that never arrives: the request timeout answers.
     let limits = ServerLimits { request: Duration::from_millis(500), ..ServerLimits::default() };
     let addr = start("slowbody", limits).await;
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(
-        b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
-    )
-    .await
-    .unwrap();
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut answer)).await;
-    let answer = String::from_utf8_lossy(&answer);
+    let mut s = common::unfinished_post(addr).await;
+    let answer = common::answer_within(&mut s, Duration::from_secs(3)).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }
 
@@ -96,12 +90,7 @@ async fn at_the_total_cap_the_oldest_idle_connection_makes_way() {
     let limits = ServerLimits { max_connections: 6, header_read: Duration::from_secs(20), ..ServerLimits::default() };
     let addr = start("evict", limits).await;
     // The oldest connection is busy: a request whose body is still coming.
-    let mut busy = TcpStream::connect(addr).await.unwrap();
-    busy.write_all(
-        b"POST /api/game HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
-    )
-    .await
-    .unwrap();
+    let mut busy = common::unfinished_post(addr).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     // Then five that never send a byte: the cap is full.
     let mut idle = Vec::new();
@@ -141,18 +130,10 @@ async fn state_changes_need_json_and_an_allowed_origin() {
     // The WebSocket: a foreign page's upgrade is refused.
     let (_, room, _) = post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[JSON]).await;
     let id = room["id"].as_str().unwrap();
-    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
-        "ws://{addr}/api/online/rooms/{id}/ws"
-    ))
-    .unwrap();
-    req.headers_mut().insert("origin", "https://evil.example".parse().unwrap());
-    assert!(tokio_tungstenite::connect_async(req).await.is_err(), "a foreign origin opened the WebSocket");
-    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
-        "ws://{addr}/api/online/rooms/{id}/ws"
-    ))
-    .unwrap();
-    req.headers_mut().insert("origin", own.parse().unwrap());
-    assert!(tokio_tungstenite::connect_async(req).await.is_ok());
+    let path = format!("/api/online/rooms/{id}/ws");
+    let foreign = ws::try_connect(addr, &path, &[("origin", "https://evil.example")]).await;
+    assert!(foreign.is_err(), "a foreign origin opened the WebSocket");
+    assert!(ws::try_connect(addr, &path, &[("origin", own.as_str())]).await.is_ok());
 }
 
 /// Issue 37 item 4, DNS rebinding: a request (a WebSocket upgrade too) whose `Host` is not
@@ -201,21 +182,12 @@ async fn only_the_servers_own_host_names_are_answered() {
     // The WebSocket upgrade with a foreign Host is refused before any upgrade.
     let (_, room, _) = post(addr, "/api/online/rooms", r#"{"ruleset":"tsoro:8"}"#, &[JSON]).await;
     let id = room["id"].as_str().unwrap();
-    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
-        "ws://{addr}/api/online/rooms/{id}/ws"
-    ))
-    .unwrap();
-    req.headers_mut().insert("host", "rebind.example".parse().unwrap());
-    match tokio_tungstenite::connect_async(req).await {
+    let path = format!("/api/online/rooms/{id}/ws");
+    match ws::try_connect(addr, &path, &[("host", "rebind.example")]).await {
         Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status().as_u16(), 421),
         other => panic!("a rebound WebSocket was not refused 421: {:?}", other.map(|_| ())),
     }
-    let req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(format!(
-        "ws://localhost:{}/api/online/rooms/{id}/ws",
-        addr.port()
-    ))
-    .unwrap();
-    assert!(tokio_tungstenite::connect_async(req).await.is_ok());
+    assert!(ws::try_connect(format!("localhost:{}", addr.port()), &path, &[]).await.is_ok());
 }
 
 #[tokio::test]

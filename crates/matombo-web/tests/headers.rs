@@ -1,27 +1,12 @@
 //! The headers of every kind of route (pages, versioned and unversioned files, the service
 //! worker and manifest, the JSON API, online pages), compression, and 304 answers.
 
-use axum::body::Body;
-use axum::http::{header, HeaderMap, Request, StatusCode};
-use http_body_util::BodyExt;
-use tower::ServiceExt;
+use axum::http::{header, HeaderMap, StatusCode};
 
-fn app() -> axum::Router {
-    let dir =
-        std::env::temp_dir().join(format!("matombo-headers-{}-{:?}", std::process::id(), std::thread::current().id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let online = matombo_web::online::OnlineState::open(Some(&dir.join("online.sqlite"))).unwrap();
-    matombo_web::app(online)
-}
+mod common;
 
 async fn get(uri: &str, extra: &[(&str, &str)]) -> (StatusCode, HeaderMap, Vec<u8>) {
-    let mut req = Request::builder().uri(uri);
-    for (k, v) in extra {
-        req = req.header(*k, *v);
-    }
-    let resp = app().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
-    let (parts, body) = resp.into_parts();
-    (parts.status, parts.headers, body.collect().await.unwrap().to_bytes().to_vec())
+    common::get("headers", uri, extra).await
 }
 
 fn h(headers: &HeaderMap, name: header::HeaderName) -> &str {

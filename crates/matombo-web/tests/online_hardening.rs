@@ -9,6 +9,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use matombo_testkit::http::{get, post, seated_room};
+use matombo_testkit::ws::{self, send, Ws};
 use matombo_web::limits::ServerLimits;
 use matombo_web::online::{Limits, OnlineState};
 use serde_json::{json, Value};
@@ -27,23 +29,49 @@ async fn start(db: &std::path::Path, limits: Limits) -> SocketAddr {
     common::start_server(db, limits, ServerLimits::default()).await
 }
 
-async fn create(addr: SocketAddr) -> Value {
-    let r = reqwest::Client::new()
-        .post(format!("http://{addr}/api/online/rooms"))
-        .json(&json!({"ruleset": "tsoro:8", "side": "south"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    r.json().await.unwrap()
+/// A server on `db` that stops when the sender is dropped or sent to.
+async fn start_stoppable(
+    db: &std::path::Path,
+    limits: Limits,
+) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let state = OnlineState::open_with_limits(Some(db), limits).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(matombo_web::limits::serve_until(
+        listener,
+        matombo_web::app(state),
+        ServerLimits::default(),
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    (addr, stop_tx, server)
 }
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+async fn create(addr: SocketAddr) -> Value {
+    let (st, room) = post(addr, "/api/online/rooms", json!({"ruleset": "tsoro:8", "side": "south"})).await;
+    assert_eq!(st, 201);
+    room
+}
 
+/// A room's socket that said hello with `token` (nothing read yet).
 async fn connect(addr: SocketAddr, id: &str, token: &str) -> Ws {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/online/rooms/{id}/ws")).await.unwrap();
-    ws.send(Message::text(json!({"type": "hello", "token": token}).to_string())).await.unwrap();
+    let mut ws = ws::connect(addr, &format!("/api/online/rooms/{id}/ws")).await;
+    send(&mut ws, json!({"type": "hello", "token": token})).await;
     ws
+}
+
+/// Limits that leave turns and messages free but for the turn budgets of a room and of
+/// an address.
+fn budgets(room_turns_per_sec: f64, addr_turns_per_sec: f64) -> Limits {
+    Limits {
+        turns_per_sec: 1000.0,
+        messages_per_sec: 1000.0,
+        room_turns_per_sec,
+        addr_turns_per_sec,
+        ..Limits::default()
+    }
 }
 
 /// Reads until the server closes; the text messages received meanwhile.
@@ -121,18 +149,7 @@ async fn a_corrupt_room_is_skipped_at_start_and_the_others_are_served() {
     let _one = SERIAL.lock().await;
     let db = temp_db("corrupt");
     let (good, bad) = {
-        let state = OnlineState::open(Some(&db)).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(matombo_web::limits::serve_until(
-            listener,
-            matombo_web::app(state),
-            ServerLimits::default(),
-            async move {
-                let _ = stop_rx.await;
-            },
-        ));
+        let (addr, stop_tx, server) = start_stoppable(&db, Limits::default()).await;
         let good = create(addr).await["id"].as_str().unwrap().to_string();
         let bad = create(addr).await["id"].as_str().unwrap().to_string();
         let _ = stop_tx.send(());
@@ -209,16 +226,8 @@ async fn online_files_are_served_under_one_path() {
 
 /// A room with both seats taken: (id, south token, north token).
 async fn claimed_room(addr: SocketAddr) -> (String, String, String) {
-    let room = create(addr).await;
+    let (room, north) = seated_room(addr, json!({"ruleset": "tsoro:8", "side": "south"}), json!({})).await;
     let id = room["id"].as_str().unwrap().to_string();
-    let r = reqwest::Client::new()
-        .post(format!("http://{addr}/api/online/rooms/{id}/claim"))
-        .json(&json!({"invite": room["invite"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let north: Value = r.json().await.unwrap();
     (id, room["token"].as_str().unwrap().to_string(), north["token"].as_str().unwrap().to_string())
 }
 
@@ -227,7 +236,7 @@ async fn claimed_room(addr: SocketAddr) -> (String, String, String) {
 async fn try_turn(ws: &mut Ws, game: &matombo_core::Game) -> Result<(), Value> {
     let ply = game.moves().len();
     let mv = game.position().turns().next().expect("a legal turn").0.to_string();
-    ws.send(Message::text(json!({"type": "turn", "ply": ply, "move": mv}).to_string())).await.unwrap();
+    send(ws, json!({"type": "turn", "ply": ply, "move": mv})).await;
     loop {
         let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("an answer in time");
         let Message::Text(t) = m.expect("open").expect("ok") else { continue };
@@ -243,7 +252,7 @@ async fn try_turn(ws: &mut Ws, game: &matombo_core::Game) -> Result<(), Value> {
 
 /// The number of turns the server holds for a room.
 async fn ply_of(addr: SocketAddr, id: &str) -> u64 {
-    let v: Value = reqwest::get(format!("http://{addr}/api/online/rooms/{id}")).await.unwrap().json().await.unwrap();
+    let (_, v) = get(addr, &format!("/api/online/rooms/{id}")).await;
     v["ply"].as_u64().unwrap()
 }
 
@@ -262,7 +271,7 @@ async fn table(addr: SocketAddr, per_seat: usize) -> Table {
             seats[side].push(connect(addr, &id, token).await);
         }
     }
-    let v: Value = reqwest::get(format!("http://{addr}/api/online/rooms/{id}")).await.unwrap().json().await.unwrap();
+    let (_, v) = get(addr, &format!("/api/online/rooms/{id}")).await;
     let game = matombo_core::Game::new(v["position"].as_str().unwrap().parse().unwrap());
     Table { id, seats, game }
 }
@@ -283,13 +292,7 @@ impl Table {
 #[tokio::test]
 async fn many_connections_sharing_seat_links_share_one_room_budget() {
     let _one = SERIAL.lock().await;
-    let limits = Limits {
-        turns_per_sec: 1000.0,
-        messages_per_sec: 1000.0,
-        room_turns_per_sec: 2.0,
-        addr_turns_per_sec: 1000.0,
-        ..Limits::default()
-    };
+    let limits = budgets(2.0, 1000.0);
     let addr = start(&temp_db("room-budget"), limits).await;
     // Four connections on each seat link, each well within its own rate.
     let mut t = table(addr, 4).await;
@@ -320,13 +323,7 @@ async fn many_connections_sharing_seat_links_share_one_room_budget() {
 #[tokio::test]
 async fn one_address_has_one_turn_budget_across_rooms() {
     let _one = SERIAL.lock().await;
-    let limits = Limits {
-        turns_per_sec: 1000.0,
-        messages_per_sec: 1000.0,
-        room_turns_per_sec: 1000.0,
-        addr_turns_per_sec: 2.0,
-        ..Limits::default()
-    };
+    let limits = budgets(1000.0, 2.0);
     let addr = start(&temp_db("addr-budget"), limits).await;
     let mut tables = Vec::new();
     for _ in 0..3 {
@@ -359,29 +356,8 @@ async fn one_address_has_one_turn_budget_across_rooms() {
 
 // ------------------------------------------------------------ expiry
 
-/// A server on `db` that stops when the sender is dropped or sent to.
-async fn start_stoppable(
-    db: &std::path::Path,
-    limits: Limits,
-) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
-    let state = OnlineState::open_with_limits(Some(db), limits).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(matombo_web::limits::serve_until(
-        listener,
-        matombo_web::app(state),
-        ServerLimits::default(),
-        async move {
-            let _ = stop_rx.await;
-        },
-    ));
-    (addr, stop_tx, server)
-}
-
 async fn status_of(addr: SocketAddr, id: &str) -> (u16, Value) {
-    let r = reqwest::get(format!("http://{addr}/api/online/rooms/{id}")).await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
+    get(addr, &format!("/api/online/rooms/{id}")).await
 }
 
 async fn try_create(addr: SocketAddr) -> u16 {
@@ -537,13 +513,7 @@ async fn a_database_of_a_newer_schema_is_refused_unchanged() {
 #[tokio::test]
 async fn the_side_not_to_move_cannot_spend_the_room_budget() {
     let _one = SERIAL.lock().await;
-    let limits = Limits {
-        turns_per_sec: 1000.0,
-        messages_per_sec: 1000.0,
-        room_turns_per_sec: 1.0,
-        addr_turns_per_sec: 1000.0,
-        ..Limits::default()
-    };
+    let limits = budgets(1.0, 1000.0);
     let addr = start(&temp_db("not-to-move"), limits).await;
     let mut t = table(addr, 1).await;
     // North, not to move, floods turns: each is refused as out of turn, none rate limited.

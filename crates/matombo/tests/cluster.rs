@@ -12,13 +12,10 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use matombo_core::{Game, Position, Record};
+use matombo_testkit::ws::{self, recv, recv_type, room, send, Ws};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 mod common;
 use common::database;
@@ -75,29 +72,6 @@ fn http(host: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Stri
     (status, body.to_string())
 }
 
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::text(v.to_string())).await.unwrap();
-}
-
-async fn recv(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(15), ws.next()).await.expect("a message in time");
-        if let Message::Text(t) = m.expect("open").expect("ok") {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == ty {
-            return v;
-        }
-        assert_ne!(v["type"], "error", "unexpected error while waiting for {ty}: {v}");
-    }
-}
-
 /// The broadcast of the turn of `ply`, skipping anything else.
 async fn turn_of(ws: &mut Ws, ply: usize) -> Value {
     loop {
@@ -108,22 +82,8 @@ async fn turn_of(ws: &mut Ws, ply: usize) -> Value {
     }
 }
 
-async fn room(host: &str, id: &str, token: Option<&str>) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{host}/api/online/rooms/{id}/ws")).await.unwrap();
-    let hello = match token {
-        Some(t) => json!({"type": "hello", "token": t}),
-        None => json!({"type": "hello"}),
-    };
-    send(&mut ws, hello).await;
-    let st = recv_type(&mut ws, "state").await;
-    (ws, st)
-}
-
 async fn lobby(host: &str, secret: &str, name: &str) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{host}/api/online/lobby/ws")).await.unwrap();
-    send(&mut ws, json!({"type": "hello", "player": secret, "name": name})).await;
-    let w = recv_type(&mut ws, "welcome").await;
-    (ws, w)
+    ws::lobby(host, json!({"type": "hello", "player": secret, "name": name})).await
 }
 
 fn pick(pos: &Position, rng: &mut SmallRng) -> String {

@@ -12,12 +12,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
 use matombo_core::{Game, Position};
+use matombo_testkit::ws::{self, recv, recv_error, recv_type, recv_within, send, Ws};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 mod common;
 
@@ -90,34 +87,6 @@ fn http(host: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Valu
     (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
 
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::text(v.to_string())).await.unwrap();
-}
-
-async fn recv_within(ws: &mut Ws, wait: Duration) -> Option<Value> {
-    loop {
-        let m = tokio::time::timeout(wait, ws.next()).await.ok()?;
-        if let Message::Text(t) = m.expect("open").expect("ok") {
-            return Some(serde_json::from_str(&t).unwrap());
-        }
-    }
-}
-
-async fn recv(ws: &mut Ws) -> Value {
-    recv_within(ws, Duration::from_secs(10)).await.expect("a message in time")
-}
-
-/// The next message of type `ty`, skipping others (an error fails).
-async fn recv_type(ws: &mut Ws, ty: &str) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == ty {
-            return v;
-        }
-        assert_ne!(v["type"], "error", "unexpected error while waiting for {ty}: {v}");
-    }
-}
-
 /// The next `matched` or `error`, skipping others.
 async fn matched_or_error(ws: &mut Ws) -> Value {
     loop {
@@ -137,21 +106,11 @@ async fn none_of(ws: &mut Ws, ty: &str, wait: Duration) {
 }
 
 async fn lobby(host: &str, secret: Option<&str>, name: &str) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{host}/api/online/lobby/ws")).await.unwrap();
     let hello = match secret {
         Some(s) => json!({"type": "hello", "player": s, "name": name}),
         None => json!({"type": "hello"}),
     };
-    send(&mut ws, hello).await;
-    let w = recv_type(&mut ws, "welcome").await;
-    (ws, w)
-}
-
-async fn room(host: &str, id: &str, token: &str) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{host}/api/online/rooms/{id}/ws")).await.unwrap();
-    send(&mut ws, json!({"type": "hello", "token": token})).await;
-    let st = recv_type(&mut ws, "state").await;
-    (ws, st)
+    ws::lobby(host, hello).await
 }
 
 fn secret() -> String {
@@ -195,8 +154,8 @@ async fn a_challenge_made_on_one_node_is_accepted_on_another() {
 
     // South plays on A, North on B, through the seat links the lobby gave.
     let rid = mm["room"].as_str().unwrap();
-    let (mut south, s0) = room(&a.host, rid, mm["token"].as_str().unwrap()).await;
-    let (mut north, _) = room(&b.host, rid, mt["token"].as_str().unwrap()).await;
+    let (mut south, s0) = ws::room(&a.host, rid, Some(mm["token"].as_str().unwrap())).await;
+    let (mut north, _) = ws::room(&b.host, rid, Some(mt["token"].as_str().unwrap())).await;
     assert_eq!(s0["you"], "south");
     let mut game = Game::new(s0["position"].as_str().unwrap().parse::<Position>().unwrap());
     for ply in 0..6 {
@@ -247,7 +206,7 @@ async fn two_accepts_at_once_on_two_nodes_make_one_room() {
         assert_eq!(m["room"], won["room"]);
         none_of(&mut maker, "matched", Duration::from_millis(500)).await;
         // Resigned, so that the next round starts from no game.
-        let (mut ws, _) = room(&a.host, m["room"].as_str().unwrap(), m["token"].as_str().unwrap()).await;
+        let (mut ws, _) = ws::room(&a.host, m["room"].as_str().unwrap(), Some(m["token"].as_str().unwrap())).await;
         send(&mut ws, json!({"type": "resign"})).await;
         recv_type(&mut ws, "end").await;
     }
@@ -278,18 +237,8 @@ async fn two_seekers_on_two_nodes_are_paired_once() {
     send(&mut q, json!({"type": "seek", "ruleset": "nsolo:9"})).await;
     recv_type(&mut q, "seeking").await;
     send(&mut q_on_a, json!({"type": "seek", "ruleset": "nsolo:10"})).await;
-    let refused = recv_type_or_error(&mut q_on_a).await;
+    let refused = recv_error(&mut q_on_a).await;
     assert_eq!(refused["error"], "too_many_challenges", "{refused}");
-}
-
-/// The next error, skipping other messages.
-async fn recv_type_or_error(ws: &mut Ws) -> Value {
-    loop {
-        let v = recv(ws).await;
-        if v["type"] == "error" {
-            return v;
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -366,7 +315,7 @@ async fn one_seat_claimed_at_once_through_two_nodes_goes_to_one() {
         assert!(lost.0 >= 400, "the other is refused: {lost:?}");
         // The seat's token is the winner's, on both nodes.
         let won = if ra.0 == 200 { &ra.1 } else { &rb.1 };
-        let (_, st) = room(&b.host, &id, won["token"].as_str().unwrap()).await;
+        let (_, st) = ws::room(&b.host, &id, Some(won["token"].as_str().unwrap())).await;
         assert_eq!(st["you"], "north");
     }
 }
