@@ -2,6 +2,9 @@
 
 use matombo_core::{GameKind, Position};
 
+/// Number of evaluation terms ([`features`]).
+pub const FEATURES: usize = 6;
+
 /// Weights of the evaluation terms (hundredths of a stone per unit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Weights {
@@ -45,6 +48,17 @@ impl Weights {
     pub const NSOLO: Weights =
         Weights { material: 100, mobility: 7, threat_to_move: 16, threat_waiting: 8, heads: 4, singles: 89 };
 
+    /// The weights in the order of [`features`].
+    pub fn as_array(&self) -> [i32; FEATURES] {
+        [self.material, self.mobility, self.threat_to_move, self.threat_waiting, self.heads, self.singles]
+    }
+
+    /// The weights from an array in the order of [`features`].
+    pub fn from_array(a: [i32; FEATURES]) -> Weights {
+        let [material, mobility, threat_to_move, threat_waiting, heads, singles] = a;
+        Weights { material, mobility, threat_to_move, threat_waiting, heads, singles }
+    }
+
     /// The weights the engine uses for `kind` unless told otherwise.
     pub fn for_kind(kind: GameKind) -> Weights {
         match kind {
@@ -54,14 +68,21 @@ impl Weights {
     }
 }
 
-/// Evaluates `pos` for the side to move.
+/// Evaluates `pos` for the side to move: the weighted sum of its [`features`].
 pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
+    features(pos).iter().zip(w.as_array()).map(|(f, w)| f * w).sum()
+}
+
+/// The evaluation's terms for `pos`, the side to move's count less the opponent's, in
+/// the order of [`Weights::as_array`] (`threat_waiting` counted negative, as it weighs);
+/// [`evaluate`] is their weighted sum, and fitting the weights to game results needs them
+/// one by one.
+pub fn features(pos: &Position) -> [i32; FEATURES] {
     let n = pos.ruleset().size();
     let me = pos.side_to_move();
     let mine = &pos.track(me)[..2 * n];
     let theirs = &pos.track(me.opponent())[..2 * n];
     let tsoro = pos.ruleset().kind() == GameKind::Tsoro;
-    let mut score = 0i32;
     let (mut sm, mut so, mut mm, mut mo) = (0i32, 0i32, 0i32, 0i32);
     for (&a, &b) in mine.iter().zip(theirs) {
         sm += a as i32;
@@ -69,7 +90,6 @@ pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
         mm += (a >= 2) as i32;
         mo += (b >= 2) as i32;
     }
-    score += w.material * (sm - so) + w.mobility * (mm - mo);
     // Exposure across the middle. With inner holes in track order (n..2n), my j-th inner
     // hole faces the opponent's (n-1-j)-th; the outer hole of a file is the mirror of its
     // inner one. Branch-free so that the compiler can vectorise it (the search's hottest
@@ -87,17 +107,24 @@ pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
         threat_me += ((mi == 0) & (ti > 0)) as i32 * their_file;
         threat_them += ((ti == 0) & (mi > 0)) as i32 * my_file;
     }
-    score += w.threat_to_move * threat_me - w.threat_waiting * threat_them;
-    if tsoro {
+    let heads = if tsoro {
         let h = pos.ruleset().heads() as usize;
         let hm: i32 = my_outer[n - h..].iter().map(|&c| c as i32).sum();
         let ho: i32 = their_outer[n - h..].iter().map(|&c| c as i32).sum();
-        score += w.heads * (hm - ho);
-    }
-    if mm == 0 || mo == 0 {
-        score += w.singles * (singles(mine) - singles(theirs));
-    }
-    score
+        hm - ho
+    } else {
+        0
+    };
+    let singles = if mm == 0 || mo == 0 { singles(mine) - singles(theirs) } else { 0 };
+    [sm - so, mm - mo, threat_me, -threat_them, heads, singles]
+}
+
+/// Whether no turn of the side to move captures: a position whose static evaluation is
+/// not about to change by a capture (the positions an evaluation is fitted on).
+pub fn is_quiet(pos: &Position) -> bool {
+    let mut kids = Vec::new();
+    crate::gen::children(pos, false, &mut kids);
+    kids.iter().all(|c| c.captured == 0)
 }
 
 /// Legal-looking single-stone starts (a single followed by an empty hole), counted only
@@ -168,6 +195,7 @@ mod tests {
             }
         }
         assert!(checked > 1000);
+        assert_eq!(Weights::from_array(w.as_array()), w);
         // Worked by hand: South (A8, B7, B8 with 2 each) against North (a8 1, b8 2).
         // Material +3; starts 3 against 1; South's empty A1 faces a8, whose file holds
         // 3 stones (to move); North's empty a1 faces A8, whose file holds 4 (waiting);

@@ -48,7 +48,7 @@ mod search;
 mod time;
 mod tt;
 
-pub use eval::{evaluate, Weights};
+pub use eval::{evaluate, features, is_quiet, Weights, FEATURES};
 pub use gen::BonusPolicy;
 pub use mcts::{Mcts, MctsConfig};
 pub use search::{unproven_in, DECISIVE, DECISIVE_BOUND, MATE, MATE_BOUND};

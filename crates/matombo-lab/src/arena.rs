@@ -44,6 +44,9 @@ pub enum Spec {
         hash_mib: usize,
         /// Probe the match's endgame tables ([`MatchConfig::tables`]); written `egtb`.
         egtb: bool,
+        /// Evaluation weights read from a file (`weights=FILE`, as `matombo tune` writes
+        /// them); `None`: the game's own.
+        weights: Option<matombo_ai::Weights>,
         /// The spec as written.
         text: String,
     },
@@ -106,6 +109,7 @@ impl FromStr for Spec {
         let mut limits = Limits::default();
         let mut hash_mib = DEFAULT_HASH_MIB;
         let mut egtb = false;
+        let mut weights = None;
         for (i, part) in s.split(',').enumerate() {
             let part = part.trim();
             if i == 0 {
@@ -120,9 +124,15 @@ impl FromStr for Spec {
             }
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 format!(
-                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb"
+                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb, weights=FILE"
                 )
             })?;
+            if k == "weights" {
+                let text = std::fs::read_to_string(v).map_err(|e| format!("cannot read weights file {v:?}: {e}"))?;
+                let w = crate::tuning::parse_weights(&text).map_err(|e| format!("bad weights file {v:?}: {e:#}"))?;
+                weights = Some(w);
+                continue;
+            }
             let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
             match k {
                 "time" => limits.time = Some(Duration::from_millis(n)),
@@ -136,7 +146,7 @@ impl FromStr for Spec {
                 }
             }
         }
-        Ok(Spec::Search { level, limits, hash_mib, egtb, text: s.to_string() })
+        Ok(Spec::Search { level, limits, hash_mib, egtb, weights, text: s.to_string() })
     }
 }
 
@@ -165,13 +175,14 @@ impl Player {
             Spec::Mcts { config, .. } => Some(Mcts::with_config(seed, *config)),
             _ => None,
         };
-        let hash_mib = match spec {
-            Spec::Search { hash_mib, .. } => *hash_mib,
-            _ => DEFAULT_HASH_MIB,
+        let (hash_mib, weights) = match spec {
+            Spec::Search { hash_mib, weights, .. } => (*hash_mib, *weights),
+            _ => (DEFAULT_HASH_MIB, None),
         };
+        let engine = weights.map_or_else(|| Engine::new(seed), |w| Engine::with_weights(seed, w));
         Player {
             spec: spec.clone(),
-            engine: Engine::new(seed).with_hash_mib(hash_mib),
+            engine: engine.with_hash_mib(hash_mib),
             mcts,
             rng: SmallRng::seed_from_u64(seed ^ 0x5eed),
         }
@@ -443,6 +454,19 @@ mod tests {
         let Spec::Search { level, egtb, .. } = "hard,egtb".parse::<Spec>().unwrap() else { panic!() };
         assert_eq!((level, egtb), (Some(Level::Hard), true));
         assert!(!matches!("hard".parse::<Spec>().unwrap(), Spec::Search { egtb: true, .. }));
+        let file = std::env::temp_dir().join(format!("matombo-spec-weights-{}.json", std::process::id()));
+        std::fs::write(&file, r#"{"mobility": 40}"#).unwrap();
+        let spec = format!("nodes=500,weights={}", file.display());
+        let Spec::Search { weights, limits, .. } = spec.parse::<Spec>().unwrap() else { panic!() };
+        assert_eq!(
+            (weights, limits.nodes),
+            (Some(matombo_ai::Weights { mobility: 40, ..Default::default() }), Some(500))
+        );
+        assert!(matches!("hard".parse::<Spec>().unwrap(), Spec::Search { weights: None, .. }));
+        std::fs::write(&file, r#"{"mobility": -4}"#).unwrap();
+        assert!(spec.parse::<Spec>().unwrap_err().contains("mobility"));
+        std::fs::remove_file(&file).unwrap();
+        assert!(spec.parse::<Spec>().unwrap_err().contains("cannot read"));
     }
 
     #[test]

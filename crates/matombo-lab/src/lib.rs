@@ -22,6 +22,7 @@ mod pool;
 pub mod puzzles;
 mod spsa;
 mod stats;
+pub mod texel;
 pub mod tuning;
 
 pub use openings::{balance_score, balanced_opening, opening, random_opening, NoBalancedOpening, BALANCE_TRIES};

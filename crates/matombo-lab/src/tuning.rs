@@ -14,52 +14,23 @@ use matombo_ai::{Engine, Limits, Weights};
 use matombo_core::{Game, GameKind, Outcome, Position, Ruleset, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::{gains, opening, Gains, Stats, Tally};
 
-/// Weights as written in files (a mirror of [`Weights`], which has no serde).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[allow(missing_docs)] // The fields are those of `Weights`.
-pub struct WeightsFile {
-    pub material: i32,
-    pub mobility: i32,
-    pub threat_to_move: i32,
-    pub threat_waiting: i32,
-    pub heads: i32,
-    pub singles: i32,
-}
-
-impl Default for WeightsFile {
-    fn default() -> WeightsFile {
-        WeightsFile::from(Weights::HAND_SET)
-    }
-}
+/// Weights as written in files: a JSON object of the [`named`] weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WeightsFile(pub Weights);
 
 impl From<Weights> for WeightsFile {
     fn from(w: Weights) -> WeightsFile {
-        WeightsFile {
-            material: w.material,
-            mobility: w.mobility,
-            threat_to_move: w.threat_to_move,
-            threat_waiting: w.threat_waiting,
-            heads: w.heads,
-            singles: w.singles,
-        }
+        WeightsFile(w)
     }
 }
 
-impl From<WeightsFile> for Weights {
-    fn from(f: WeightsFile) -> Weights {
-        Weights {
-            material: f.material,
-            mobility: f.mobility,
-            threat_to_move: f.threat_to_move,
-            threat_waiting: f.threat_waiting,
-            heads: f.heads,
-            singles: f.singles,
-        }
+impl Serialize for WeightsFile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(named(&self.0))
     }
 }
 
@@ -69,27 +40,34 @@ pub const MAX_WEIGHT: i32 = 1000;
 /// Parses a weights file's text, checking the range of every weight.
 pub fn parse_weights(text: &str) -> anyhow::Result<Weights> {
     let v: serde_json::Value = serde_json::from_str(text).context("expected a JSON object of weights")?;
-    // Serde would also take a struct from an array; only the named form is a weights file.
-    anyhow::ensure!(v.is_object(), "expected a JSON object of weights, not {v}");
-    let f: WeightsFile = serde_json::from_value(v).context("expected a JSON object of weights")?;
-    let w = Weights::from(f);
-    for (name, v) in named(&w) {
-        anyhow::ensure!((0..=MAX_WEIGHT).contains(&v), "weight {name} = {v} is outside 0..={MAX_WEIGHT}");
+    let fields = v.as_object().with_context(|| format!("expected a JSON object of weights, not {v}"))?;
+    // A missing field keeps the hand-set value.
+    let mut w = Weights::HAND_SET;
+    for (name, value) in fields {
+        let known = NAMES.contains(&name.as_str());
+        let v = value.as_i64().filter(|_| known).with_context(|| {
+            if known {
+                format!("weight {name} = {value} is not an integer")
+            } else {
+                format!("unknown weight {name:?} (expected {})", NAMES.join(", "))
+            }
+        });
+        let v = v.context("expected a JSON object of weights")?;
+        anyhow::ensure!((0..=MAX_WEIGHT as i64).contains(&v), "weight {name} = {v} is outside 0..={MAX_WEIGHT}");
+        set(&mut w, name, v as i32);
     }
     anyhow::ensure!(w.material >= 1, "weight material must be at least 1 (it is the unit of the others)");
     Ok(w)
 }
 
+/// The weights' names, in file order (that of [`Weights::as_array`]).
+pub const NAMES: [&str; matombo_ai::FEATURES] =
+    ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles"];
+
 /// The weights with their names, in file order.
-pub fn named(w: &Weights) -> [(&'static str, i32); 6] {
-    [
-        ("material", w.material),
-        ("mobility", w.mobility),
-        ("threat_to_move", w.threat_to_move),
-        ("threat_waiting", w.threat_waiting),
-        ("heads", w.heads),
-        ("singles", w.singles),
-    ]
+pub fn named(w: &Weights) -> [(&'static str, i32); matombo_ai::FEATURES] {
+    let a = w.as_array();
+    std::array::from_fn(|i| (NAMES[i], a[i]))
 }
 
 /// The weights tuned for a game: everything but `material`, and `heads` only in Tsoro
@@ -108,16 +86,9 @@ pub fn get(w: &Weights, name: &str) -> i32 {
 
 /// Sets the weight called `name`.
 pub fn set(w: &mut Weights, name: &str, v: i32) {
-    let slot = match name {
-        "material" => &mut w.material,
-        "mobility" => &mut w.mobility,
-        "threat_to_move" => &mut w.threat_to_move,
-        "threat_waiting" => &mut w.threat_waiting,
-        "heads" => &mut w.heads,
-        "singles" => &mut w.singles,
-        _ => unreachable!("a weight name"),
-    };
-    *slot = v;
+    let mut a = w.as_array();
+    a[NAMES.iter().position(|n| *n == name).expect("a weight name")] = v;
+    *w = Weights::from_array(a);
 }
 
 /// One SPSA step (crate::spsa_step) within the weights' range.

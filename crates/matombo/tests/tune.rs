@@ -98,3 +98,47 @@ fn bad_arguments_are_refused_and_write_nothing() {
     let (ok, _, err) = matombo(&["tune", "--validate", "/nonexistent/w.json"]);
     assert!(!ok && err.contains("/nonexistent/w.json"), "{err}");
 }
+
+#[test]
+fn a_tiny_texel_fit_writes_weights_a_match_can_play() {
+    let out = scratch("texel.json");
+    let (ok, stdout, err) = matombo(&[
+        "tune",
+        "--ruleset",
+        "nsolo:6",
+        "--texel",
+        "6",
+        "--nodes",
+        "150",
+        "--max-turns",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(summary["weights"], file);
+    assert_eq!(summary["games"], 6);
+    assert!(summary["positions"].as_u64().unwrap() > 0, "{summary}");
+    // The fit starts from Nsolo's own weights and never makes the error worse; material is
+    // the unit and heads unused in Nsolo, so neither moves.
+    assert_eq!(summary["start"]["singles"], 89);
+    let (before, after) = (summary["error_before"].as_f64().unwrap(), summary["error_after"].as_f64().unwrap());
+    assert!(after <= before && summary["k"].as_f64().unwrap() > 0.0, "{summary}");
+    assert_eq!((file["material"].as_i64(), file["heads"].as_i64()), (Some(100), Some(4)));
+    // A match plays the file through `weights=FILE`.
+    let spec = format!("nodes=100,weights={}", out.display());
+    let (ok, stdout, err) = matombo(&["match", &spec, "nodes=100", "--ruleset", "nsolo:6", "--games", "2", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["wins"].as_u64().unwrap()
+            + v["losses"].as_u64().unwrap()
+            + v["draws"].as_u64().unwrap()
+            + v["unfinished"].as_u64().unwrap(),
+        2,
+        "{v}"
+    );
+}

@@ -35,7 +35,9 @@ Examples:
   matombo match mcts,time=100 time=100 --ruleset nsolo:36 --games 40 --json
   matombo match hard,egtb hard --ruleset tsoro:8 --egtb egtb --games 200 --balanced 150
 
-A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb.
+A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb;
+one written with `weights=FILE` evaluates with the weights of FILE (as `matombo tune` writes
+them) instead of the game's own.
 
 With --positions FILE the games start from the file's positions instead (one a line, the
 ruleset taken from them; `#` starts a comment), each played twice with colours swapped,

@@ -19,7 +19,8 @@ use matombo_lab::{Stats, Tally};
 
 Examples:
   matombo tune --ruleset tsoro:8 --iterations 200 --games-per-iteration 16 --nodes 3000 --threads 2 --out tsoro.json
-  matombo tune --ruleset tsoro:8 --validate tsoro.json --games 200 --nodes 3000 --threads 2")]
+  matombo tune --ruleset tsoro:8 --validate tsoro.json --games 200 --nodes 3000 --threads 2
+  matombo tune --ruleset nsolo:8 --texel 2000 --nodes 3000 --threads 2 --out nsolo.json")]
 pub struct Args {
     /// Ruleset to play.
     #[arg(long, default_value = "tsoro:8")]
@@ -66,6 +67,10 @@ pub struct Args {
     /// (default the hand-set ones) and report score and Elo.
     #[arg(long, value_name = "WEIGHTS_JSON", conflicts_with_all = ["out", "iterations", "games_per_iteration"])]
     pub validate: Option<PathBuf>,
+    /// Instead of tuning by SPSA, fit the weights to the results of this many self-play
+    /// games of the --start weights (default the game's own) by the Texel method.
+    #[arg(long, value_name = "GAMES", conflicts_with_all = ["validate", "iterations", "games_per_iteration"])]
+    pub texel: Option<usize>,
     /// Games of a --validate match (an even number).
     #[arg(long, default_value_t = 200, requires = "validate")]
     pub games: usize,
@@ -140,11 +145,15 @@ pub fn check(args: &Args) -> anyhow::Result<Limits> {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let limits = check(&args)?;
+    let config = args.config(limits);
+    if let Some(games) = args.texel {
+        let base = args.start.as_deref().map(read_weights).transpose()?;
+        return texel(&args, &config, base.unwrap_or(Weights::for_kind(args.ruleset.kind())), games);
+    }
     let base = match &args.start {
         Some(p) => read_weights(p)?,
         None => Weights::HAND_SET,
     };
-    let config = args.config(limits);
     if let Some(p) = &args.validate {
         let cand = read_weights(p)?;
         return validate(&args, &config, cand, base);
@@ -224,6 +233,57 @@ fn write_weights(path: &Path, w: &Weights) -> anyhow::Result<()> {
     std::fs::write(&tmp, serde_json::to_string_pretty(&WeightsFile::from(*w))? + "\n")
         .and_then(|()| std::fs::rename(&tmp, path))
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `--texel`: the weights fitted to `games` self-play games of `base`.
+fn texel(args: &Args, config: &TuneConfig, base: Weights, games: usize) -> anyhow::Result<()> {
+    anyhow::ensure!(games >= 1, "--texel must be at least 1 game");
+    let started = std::time::Instant::now();
+    let samples = matombo_lab::texel::self_play(config, base, games);
+    anyhow::ensure!(!samples.is_empty(), "no game of the {games} ended within --max-turns");
+    let fitted = matombo_lab::texel::fit(&samples, base, &matombo_lab::texel::param_indices(args.ruleset.kind()));
+    if let Some(out) = &args.out {
+        write_weights(out, &fitted.weights)?;
+    }
+    let limits = limits_text(&config.limits);
+    let (k, before, after, seconds) =
+        (fitted.k, fitted.error_before, fitted.error_after, started.elapsed().as_secs_f64());
+    if args.json {
+        #[derive(Serialize)]
+        struct Out {
+            ruleset: String,
+            games: usize,
+            positions: usize,
+            limits: String,
+            seconds: f64,
+            k: f64,
+            error_before: f64,
+            error_after: f64,
+            start: WeightsFile,
+            weights: WeightsFile,
+        }
+        let (ruleset, positions) = (args.ruleset.to_string(), samples.len());
+        let (start, weights) = (base.into(), fitted.weights.into());
+        let out = Out {
+            ruleset,
+            games,
+            positions,
+            limits,
+            seconds,
+            k,
+            error_before: before,
+            error_after: after,
+            start,
+            weights,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{games} games on {}, {} quiet positions, at {limits} in {seconds:.0}s", args.ruleset, samples.len());
+        println!("K {k:.6} per hundredth of a stone; mean squared error {before:.5} -> {after:.5}");
+        println!("start  {}", show(&base));
+        println!("fitted {}", show(&fitted.weights));
+    }
+    Ok(())
 }
 
 /// `--validate`: `cand` against `base`, score and Elo for `cand`.
@@ -326,6 +386,8 @@ mod tests {
         // Clap rejects contradictions.
         assert!(args(&["--nodes", "10", "--depth", "2"]).is_err());
         assert!(args(&["--validate", "a.json", "--out", "b.json"]).is_err());
+        assert!(args(&["--texel", "10", "--validate", "a.json"]).is_err());
+        assert!(args(&["--texel", "10", "--iterations", "5"]).is_err());
         assert!(args(&["--games", "10"]).is_err());
         assert!(args(&["--ruleset", "chess"]).is_err());
     }
