@@ -29,7 +29,7 @@ async fn a_bad_trusted_proxy_stops_the_start() {
 #[tokio::test]
 async fn forwarded_clients_have_their_own_limits_and_forgers_do_not() {
     let dir = temp_dir("operate-proxy");
-    let server = Server::start(&dir.join("online.sqlite3"), &["--trusted-proxy", "127.0.0.1/32"]);
+    let server = Server::start(dir.join("online.sqlite3"), &["--trusted-proxy", "127.0.0.1/32"]);
     let host = server.host.clone();
     let create = |from: [u8; 4], forwarded: Vec<(&'static str, String)>| {
         let host = host.clone();
@@ -116,7 +116,7 @@ fn value(samples: &[prometheus_parse::Sample], name: &str, labels: &[(&str, &str
 async fn metrics_move_with_a_game_and_stay_off_the_public_port() {
     let dir = temp_dir("operate-metrics");
     let maddr = format!("127.0.0.1:{}", free_port());
-    let server = Server::start(&dir.join("online.sqlite3"), &["--metrics", &maddr]);
+    let server = Server::start(dir.join("online.sqlite3"), &["--metrics", &maddr]);
     let host = server.host.clone();
     let (st, _) = http(&host, "GET", "/metrics", None).await;
     assert_eq!(st, 404, "never on the public port");

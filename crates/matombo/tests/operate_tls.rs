@@ -76,7 +76,7 @@ async fn tls_serves_https_and_wss_and_reloads_on_sighup() {
     std::fs::copy(&c1, &cert).unwrap();
     std::fs::copy(&k1, &key).unwrap();
     let args = ["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap(), "--hsts"];
-    let server = Server::start(&dir.join("online.sqlite3"), &args);
+    let server = Server::start(dir.join("online.sqlite3"), &args);
     assert!(server.url.starts_with("https://127.0.0.1:"), "{}", server.url);
     let host = server.host.clone();
     let (tls, shown) = tls_connect(&host, &[&der1, &der2]).await;
