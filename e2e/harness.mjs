@@ -168,10 +168,38 @@ export async function runTests(tests, browser, only = '') {
   process.exit(failed ? 1 : 0);
 }
 
+/** The board tests' desktop size (board*.test.mjs; their phone is [`PHONE`]). */
+export const DESKTOP = { width: 1280, height: 800 };
+export const SIZES = [
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+];
+
+/** A page at `path` (none: left blank) with fast animations, in a fresh context; console errors count. */
+export async function open(browser, path, { viewport = DESKTOP, speed = '4', lang = 'en', scheme = 'light' } = {}) {
+  const page = await newPage(browser, { viewport, speed, lang, scheme, consoleErrors: true });
+  if (path) await page.goto(base + path);
+  return page;
+}
+
+/** Ends a test's page: no error was collected on it (see [`newPage`]); its context closed. */
+export async function closeClean(page) {
+  assert(!page.errors.length, page.errors.join('\n'));
+  await page.context().close();
+}
+
+/** The board page's phase (`move`, `head`, `bonus`, `over`…) and the number of turns it shows. */
+export const phase = (page) => page.$eval('#play', (p) => p.dataset.phase);
+export const moveCount = async (page) => Number(await page.$eval('#play', (p) => p.dataset.moves));
+
+/** Clicks (taps, on a phone) the hole labelled `hole` on the board page. */
+export async function tap(page, hole) {
+  await page.locator(`#board g.hole[data-hole=${hole}]`).click();
+}
+
 /** Ends a turn begun by a click on the board page: Stop at each head, Done at each bonus pick. */
 async function finishTurn(page) {
-  const phase = () => page.$eval('#play', (p) => p.dataset.phase);
-  for (let ph = await phase(); ph === 'head' || ph === 'bonus'; ph = await phase()) {
+  for (let ph = await phase(page); ph === 'head' || ph === 'bonus'; ph = await phase(page)) {
     await page.click(ph === 'head' ? '#btn-stop' : '#btn-done');
     await idle(page);
   }

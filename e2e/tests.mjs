@@ -2,7 +2,7 @@
 // playwright-core. Usage: node tests.mjs http://127.0.0.1:PORT/   (run.sh does this)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, assert, base, boardTurn, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
+import { api, assert, base, boardTurn, closeClean, idle, launchChromium, newPage, out, PHONE, runTests } from './harness.mjs';
 
 const only = process.env.E2E_ONLY || '';
 
@@ -53,8 +53,7 @@ test('catalogue shows both games with variants, traditional sizes first', async 
   await page.waitForURL(/\/play\?/);
   await page.locator('#board svg').waitFor();
   assert((await page.locator('#board g.hole').count()) === 32, '4x8 board after Play this game');
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('rules page diagram is the engine start position for the chosen size', async (browser) => {
@@ -85,8 +84,7 @@ test('rules page diagram is the engine start position for the chosen size', asyn
   assert((await page.locator('figure.start-diagram g.hole').count()) === 144, 'nsolo:36 holes');
   assert((await sumCounts(page, 'figure.start-diagram')) === 284, 'nsolo:36 stones');
   assert((await page.locator('figure.start-diagram g.hole[data-hole="A36"]').getAttribute('data-count')) === '0', 'A36 empty');
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('language switch translates the rules and the board page', async (browser) => {
@@ -104,8 +102,7 @@ test('language switch translates the rules and the board page', async (browser) 
   await page.click('nav.langs a[hreflang=da]');
   await page.waitForURL(/lang=da/);
   assert((await page.locator('#btn-undo').textContent()).includes('Fortryd'), 'Danish undo');
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('a complete game against the AI by clicking (tsoro:6, beginner)', async (browser) => {
@@ -146,8 +143,7 @@ test('a complete game against the AI by clicking (tsoro:6, beginner)', async (br
   assert((await page.locator('#moves .move').count()) === (await moveCount(page)), 'move list');
   await page.screenshot({ path: join(out, 'game-over-tsoro-6.png') });
   console.log(`    ${await moveCount(page)} turns, ${heads} head choices, ${picks} bonus decisions: ${text.trim()}`);
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('playing North against the AI: it moves first, with a thinking indicator', async (browser) => {
@@ -166,8 +162,7 @@ test('playing North against the AI: it moves first, with a thinking indicator', 
   assert((await page.locator('#board g.hole.legal').count()) > 0, 'North starts highlighted');
   const legal = await page.$$eval('#board g.hole.legal', (gs) => gs.map((g) => g.dataset.hole));
   assert(legal.every((h) => h[0] === 'a' || h[0] === 'b'), `only North's holes: ${legal}`);
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('New game during an animation starts a clean game', async (browser) => {
@@ -185,8 +180,7 @@ test('New game during an animation starts a clean game', async (browser) => {
   await idle(page);
   const moves = await page.$$eval('#moves .move', (ms) => ms.map((m) => m.textContent));
   assert(moves.length <= 1 && !moves.some((m) => m.startsWith('B2')), `only the new game's turn: ${moves}`);
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('head choice, undo and redo, keyboard play (two players)', async (browser) => {
@@ -225,8 +219,7 @@ test('head choice, undo and redo, keyboard play (two players)', async (browser) 
   // Buttons have names for screen readers.
   const unnamed = await page.$$eval('button', (bs) => bs.filter((b) => !b.hidden && !b.textContent.trim() && !b.getAttribute('aria-label')).length);
   assert(unnamed === 0, 'every button has a name');
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('bonus picks: Tsoro up to K holes then done, Nsolo with a stone counter', async (browser) => {
@@ -268,8 +261,7 @@ test('bonus picks: Tsoro up to K holes then done, Nsolo with a stone counter', a
   await idle(page);
   assert((await page.locator('#moves .move').first().textContent()) === 'B1xb3:2', 'token B1xb3:2');
   await page.screenshot({ path: join(out, 'nsolo-8-after-bonus.png') });
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('save a record, load it back, copy the position, hint', async (browser) => {
@@ -301,8 +293,7 @@ test('save a record, load it back, copy the position, hint', async (browser) => 
   await page.click('#btn-hint');
   await page.waitForFunction(() => document.getElementById('hint').textContent.length > 0);
   assert((await page.locator('#board g.hole.hint').count()) === 1, 'hint hole marked');
-  assert(!page.errors.length, page.errors.join('\n'));
-  await page.context().close();
+  await closeClean(page);
 });
 
 test('illegal requests change nothing and answer 4xx', async () => {
@@ -337,8 +328,7 @@ for (const [size, game] of [
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert(overflow <= 1, `the page itself does not scroll sideways (${overflow}px)`);
       await page.screenshot({ path: join(out, `board-4x${size}-${device}.png`), fullPage: device === 'phone' });
-      assert(!page.errors.length, page.errors.join('\n'));
-      await page.context().close();
+      await closeClean(page);
     });
   }
 }

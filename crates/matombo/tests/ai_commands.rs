@@ -1,13 +1,9 @@
 //! `matombo analyse` and `matombo match` end to end.
 
-use std::process::Command;
-
 use matombo_core::{Position, Record, Token};
 
-fn matombo(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
+mod common;
+use common::run as matombo;
 
 #[test]
 fn analyse_json_gives_a_legal_line() {
@@ -112,7 +108,7 @@ fn an_interrupted_match_keeps_its_records() {
     let dir = std::env::temp_dir().join(format!("matombo-stopped-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("games.pgn");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
+    let mut child = common::matombo()
         .args(["match", "depth=3", "greedy", "--ruleset", "nsolo:8", "--games", "100000", "--records"])
         .arg(&file)
         .stdout(std::process::Stdio::null())
@@ -149,7 +145,7 @@ fn match_rejects_bad_specs() {
 #[test]
 fn a_closed_pipe_ends_quietly() {
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
+    let mut child = common::matombo()
         .args(["analyse", "tsoro:8", "--time", "300"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

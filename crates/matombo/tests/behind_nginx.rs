@@ -7,21 +7,12 @@
 //! nginx is Debian's package, installed by scripts/test.sh. Without it the test says so
 //! and passes, except under CI (`CI` set), where it fails.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Command, Stdio};
-
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 mod common;
-use common::{nginx_binary, start_nginx, Killed};
-
-async fn tcp_from(from: [u8; 4], host: &str) -> tokio::net::TcpStream {
-    let sock = tokio::net::TcpSocket::new_v4().unwrap();
-    sock.bind(SocketAddr::from((from, 0))).unwrap();
-    sock.connect(host.parse().unwrap()).await.unwrap()
-}
+use common::net::tcp_from;
+use common::{nginx_binary, skip_unless_ci, start_nginx, temp_dir, Server};
 
 /// POST /api/online/rooms from `from` to `host` with extra headers; status and body.
 async fn create(from: [u8; 4], host: &str, extra: &str) -> (u16, Value) {
@@ -43,25 +34,10 @@ async fn create(from: [u8; 4], host: &str, extra: &str) -> (u16, Value) {
 
 #[tokio::test]
 async fn thirty_visitors_through_nginx_each_have_their_own_limits() {
-    let Some(nginx) = nginx_binary() else {
-        assert!(std::env::var_os("CI").is_none(), "nginx is missing (scripts/test.sh installs Debian's package)");
-        eprintln!("nginx not installed: test skipped (scripts/test.sh installs it)");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("matombo-nginx-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-        .args(["serve", "--port", "0", "--trusted-proxy", "127.0.0.1/32", "--db"])
-        .arg(dir.join("online.sqlite3"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let _server = Killed(child);
-    let direct = line.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
+    let Some(nginx) = nginx_binary() else { return skip_unless_ci("nginx") };
+    let dir = temp_dir("nginx");
+    let server = Server::start(dir.join("online.sqlite3"), &["--trusted-proxy", "127.0.0.1/32"]);
+    let direct = server.host.clone();
     let (_nginx, proxy) = start_nginx(&nginx, &dir, &direct);
 
     // Thirty visitors, 127.0.0.2 to 127.0.0.31, one room each in quick succession.

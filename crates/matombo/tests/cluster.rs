@@ -8,8 +8,6 @@
 //! Needs a PostgreSQL database in `MATOMBO_TEST_PG` (scripts/test.sh starts one; by hand:
 //! `eval "$(bash scripts/pg-cluster.sh start)"`); without it the tests say so and pass.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use matombo_core::{Game, Position, Record};
@@ -18,58 +16,11 @@ use rand::{rngs::SmallRng, Rng, SeedableRng};
 use serde_json::{json, Value};
 
 mod common;
-use common::database;
+use common::{database, http, Server};
 
-/// A node: `matombo serve --port 0 --db <url>`, killed when dropped.
-struct Node {
-    child: Child,
-    host: String,
-}
-
-impl Node {
-    fn start(url: &str) -> Node {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-            .args(["serve", "--port", "0", "--loadtest-limits", "100", "--db", url])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start matombo serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let host = line.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
-        assert!(host.starts_with("127.0.0.1:"), "first line is the address: {line:?}");
-        Node { child, host }
-    }
-
-    /// SIGKILL: no drain, no goodbye.
-    fn kill(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http(host: &str, method: &str, path: &str, body: Option<Value>) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(host).unwrap();
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
+/// A node: `matombo serve` with the load test's limits on the database `url`.
+fn node(url: &str) -> Server {
+    Server::start(url, &["--loadtest-limits", "100"])
 }
 
 /// The broadcast of the turn of `ply`, skipping anything else.
@@ -130,9 +81,9 @@ fn rated_games(host: &str, id: &str) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_game_across_nodes_survives_the_kill_of_one() {
     let Some(url) = database() else { return };
-    let a = Node::start(&url);
-    let mut b = Node::start(&url);
-    let c = Node::start(&url);
+    let a = node(&url);
+    let mut b = node(&url);
+    let c = node(&url);
 
     // The two players meet through the lobby (of node A) in a rated challenge.
     let (mut la, wa) = lobby(&a.host, &secret(), "Rudo").await;
@@ -205,8 +156,8 @@ async fn a_rated_game_across_nodes_survives_the_kill_of_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_ply_sent_to_two_nodes_at_once_one_turn_wins() {
     let Some(url) = database() else { return };
-    let a = Node::start(&url);
-    let b = Node::start(&url);
+    let a = node(&url);
+    let b = node(&url);
     for round in 0..3 {
         let (st, created) =
             http(&a.host, "POST", "/api/online/rooms", Some(json!({"ruleset": "tsoro:6", "side": "south"})));

@@ -8,8 +8,6 @@
 //! Each test has a database of its own on the throwaway PostgreSQL of `MATOMBO_TEST_PG`
 //! (`eval "$(bash scripts/pg-cluster.sh start)"`); without it the tests say so and pass.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use matombo_core::{Game, Position};
@@ -17,6 +15,7 @@ use matombo_testkit::ws::{self, recv, recv_error, recv_type, recv_within, send, 
 use serde_json::{json, Value};
 
 mod common;
+use common::{http_json as http, Server};
 
 /// A database of the test's own on the throwaway server (no other test's rooms, lobby or
 /// budgets in it).
@@ -30,61 +29,11 @@ async fn fresh_database() -> Option<String> {
     Some(format!("{base}/{name}"))
 }
 
-/// A node: `matombo serve --port 0 --db <url>` (with the load test's limits unless
-/// `public`), killed when dropped.
-struct Node {
-    child: Child,
-    host: String,
-}
-
-impl Node {
-    fn start(url: &str, public: bool) -> Node {
-        let mut args = vec!["serve", "--port", "0", "--db", url];
-        if !public {
-            args.extend(["--loadtest-limits", "100"]);
-        }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start matombo serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let host = line.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
-        assert!(host.starts_with("127.0.0.1:"), "first line is the address: {line:?}");
-        Node { child, host }
-    }
-
-    /// SIGKILL: no drain, no goodbye.
-    fn kill(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http(host: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let mut s = std::net::TcpStream::connect(host).unwrap();
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+/// A node: `matombo serve` on the database `url`, with the load test's limits unless
+/// `public`.
+fn node(url: &str, public: bool) -> Server {
+    let limits: &[&str] = if public { &[] } else { &["--loadtest-limits", "100"] };
+    Server::start(url, limits)
 }
 
 /// The next `matched` or `error`, skipping others.
@@ -120,8 +69,8 @@ fn secret() -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_challenge_made_on_one_node_is_accepted_on_another() {
     let Some(url) = fresh_database().await else { return };
-    let a = Node::start(&url, false);
-    let b = Node::start(&url, false);
+    let a = node(&url, false);
+    let b = node(&url, false);
     let (mut maker, _) = lobby(&a.host, Some(&secret()), "Rudo").await;
     let (mut taker, _) = lobby(&b.host, Some(&secret()), "Tendai").await;
     let (mut watcher_a, _) = lobby(&a.host, None, "").await;
@@ -185,8 +134,8 @@ async fn a_challenge_made_on_one_node_is_accepted_on_another() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_accepts_at_once_on_two_nodes_make_one_room() {
     let Some(url) = fresh_database().await else { return };
-    let a = Node::start(&url, false);
-    let b = Node::start(&url, false);
+    let a = node(&url, false);
+    let b = node(&url, false);
     let (mut maker, _) = lobby(&a.host, Some(&secret()), "Rudo").await;
     let (mut on_a, _) = lobby(&a.host, Some(&secret()), "Tendai").await;
     let (mut on_b, _) = lobby(&b.host, Some(&secret()), "Chipo").await;
@@ -215,8 +164,8 @@ async fn two_accepts_at_once_on_two_nodes_make_one_room() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_seekers_on_two_nodes_are_paired_once() {
     let Some(url) = fresh_database().await else { return };
-    let a = Node::start(&url, false);
-    let b = Node::start(&url, false);
+    let a = node(&url, false);
+    let b = node(&url, false);
     let q_secret = secret();
     let (mut p, _) = lobby(&a.host, Some(&secret()), "Rudo").await;
     let (mut q, _) = lobby(&b.host, Some(&q_secret), "Tendai").await;
@@ -244,10 +193,10 @@ async fn two_seekers_on_two_nodes_are_paired_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_nodes_challenges_leave_the_other_lobbies() {
     let Some(url) = fresh_database().await else { return };
-    let mut a = Node::start(&url, false);
+    let mut a = node(&url, false);
     // A leads (started first); B must take over and sweep A's rows.
     tokio::time::sleep(Duration::from_millis(700)).await;
-    let b = Node::start(&url, false);
+    let b = node(&url, false);
     let (mut maker, _) = lobby(&a.host, Some(&secret()), "Rudo").await;
     let (mut watcher, _) = lobby(&b.host, None, "").await;
     send(&mut maker, json!({"type": "challenge", "ruleset": "tsoro:6"})).await;
@@ -268,8 +217,8 @@ async fn a_killed_nodes_challenges_leave_the_other_lobbies() {
 async fn one_address_through_two_nodes_gets_one_nodes_allowance() {
     let Some(url) = fresh_database().await else { return };
     // The public limits: 2 creations a second (bursts of 4), 20 unfinished rooms.
-    let a = Node::start(&url, true);
-    let b = Node::start(&url, true);
+    let a = node(&url, true);
+    let b = node(&url, true);
     let create = |host: &str| http(host, "POST", "/api/online/rooms", Some(json!({"ruleset": "tsoro:6"})));
     let t0 = Instant::now();
     let made = (0..12).filter(|i| create(if i % 2 == 0 { &a.host } else { &b.host }).0 == 201).count();
@@ -296,8 +245,8 @@ async fn one_address_through_two_nodes_gets_one_nodes_allowance() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_seat_claimed_at_once_through_two_nodes_goes_to_one() {
     let Some(url) = fresh_database().await else { return };
-    let a = Node::start(&url, false);
-    let b = Node::start(&url, false);
+    let a = node(&url, false);
+    let b = node(&url, false);
     for _ in 0..4 {
         let (st, created) = create_on(&a.host);
         assert_eq!(st, 201, "{created}");

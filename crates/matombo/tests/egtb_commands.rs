@@ -1,17 +1,24 @@
 //! `matombo egtb` and `analyse --egtb` end to end.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn matombo(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
+mod common;
+use common::{run as matombo, run_with_input};
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("matombo-egtb-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
+}
+
+/// A fresh directory `name` with the tables of [`RULESET`] built by `egtb build ARGS…`.
+fn built(name: &str, args: &[&str]) -> PathBuf {
+    let dir = temp(name);
+    let mut build = vec!["egtb", "build", RULESET, "--dir", dir.to_str().unwrap()];
+    build.extend_from_slice(args);
+    let (ok, _, err) = matombo(&build);
+    assert!(ok, "{err}");
+    dir
 }
 
 const RULESET: &str = "tsoro:6,heads=0,bonus=0";
@@ -98,11 +105,9 @@ fn damaged_or_missing_tables_are_refused() {
 
 #[test]
 fn solve_agrees_with_the_tables_and_reports_what_it_did_not_prove() {
-    let dir = temp("solve");
+    let dir = built("solve", &["--stones", "4"]);
     let d = dir.to_str().unwrap();
     let pos = "tsoro:6,heads=0,bonus=0 0*6/0*4,1,1/0*6/0*4,1,1 S";
-    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "4", "--dir", d]);
-    assert!(ok, "{err}");
     let (ok, out, err) = matombo(&["egtb", "probe", pos, "--dir", d, "--json"]);
     assert!(ok, "{err}");
     let table: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -143,22 +148,13 @@ fn solve_agrees_with_the_tables_and_reports_what_it_did_not_prove() {
 
 #[test]
 fn the_engine_protocol_uses_tables() {
-    use std::io::Write;
-    let dir = temp("engine");
+    let dir = built("engine", &["--stones", "2"]);
     let d = dir.to_str().unwrap();
-    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "2", "--dir", d]);
-    assert!(ok, "{err}");
     let script = format!(
         "setoption name EgtbPath value {d}\nposition {WIN_IN_1}\nshow\ngo depth 3\nstop\nposition nsolo:8\nquit\n"
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-        .arg("engine")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let (ok, out, err) = run_with_input(&["engine"], &script);
+    assert!(ok, "{err}");
     assert!(out.contains(&format!("info string endgame tables of {RULESET} up to 2 stones")), "{out}");
     assert!(out.contains("info string tables win in 1"), "{out}");
     assert!(out.contains("bestmove B6"), "{out}");
@@ -168,10 +164,8 @@ fn the_engine_protocol_uses_tables() {
 
 #[test]
 fn a_match_engine_can_probe_the_tables() {
-    let dir = temp("match");
+    let dir = built("match", &["--stones", "4"]);
     let d = dir.to_str().unwrap();
-    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "4", "--dir", d]);
-    assert!(ok, "{err}");
     let (ok, out, err) =
         matombo(&["match", "depth=2,egtb", "depth=2", "--ruleset", RULESET, "--games", "2", "--egtb", d, "--json"]);
     assert!(ok, "{err}");
@@ -187,10 +181,8 @@ fn review_scores_the_positions_the_tables_hold_exactly() {
     // Six stones, two legal turns for South, lost in 22 by the tables: far beyond what a
     // 2,000-node search proves.
     const POS: &str = "tsoro:6,heads=0,bonus=0 0,0,1,0,1,0/0,0,0,0,0,1/0,0,0,1,1,0/0,0,0,0,1,0 S";
-    let dir = temp("review");
+    let dir = built("review", &["--stones", "6", "--threads", "1"]);
     let d = dir.to_str().unwrap();
-    let (ok, _, err) = matombo(&["egtb", "build", RULESET, "--stones", "6", "--dir", d, "--threads", "1"]);
-    assert!(ok, "{err}");
     let (ok, out, err) = matombo(&["egtb", "probe", POS, "--dir", d, "--json"]);
     assert!(ok, "{err}");
     let probe: serde_json::Value = serde_json::from_str(&out).unwrap();

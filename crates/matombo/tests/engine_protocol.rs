@@ -41,6 +41,15 @@ impl EngineProcess {
         EngineProcess { child, stdin: Some(stdin), lines }
     }
 
+    /// Ends the input: with `quit`, or by closing it (`end of input`).
+    fn end(&mut self, how: &str) {
+        if how == "quit" {
+            self.send("quit");
+        } else {
+            self.stdin = None;
+        }
+    }
+
     fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("input open");
         writeln!(stdin, "{line}").unwrap();
@@ -292,11 +301,7 @@ fn quit_and_end_of_input_are_the_same() {
         let mut e = EngineProcess::start();
         e.send("position tsoro:8");
         e.send("go depth 7");
-        if end == "quit" {
-            e.send("quit");
-        } else {
-            e.stdin = None;
-        }
+        e.end(end);
         let (lines, _) = e.bestmove();
         assert_eq!(info_depths(&lines).iter().max(), Some(&7), "{end}: {lines:?}");
         assert!(e.child.wait().unwrap().success(), "{end}");
@@ -307,11 +312,7 @@ fn quit_and_end_of_input_are_the_same() {
         e.send("go infinite");
         e.send("isready");
         e.until("readyok");
-        if end == "quit" {
-            e.send("quit");
-        } else {
-            e.stdin = None;
-        }
+        e.end(end);
         let (_, best) = e.bestmove();
         assert!(Position::start("nsolo:36".parse().unwrap()).play(&best.parse().unwrap()).is_ok(), "{end}");
         assert!(e.child.wait().unwrap().success(), "{end}");

@@ -1,88 +1,19 @@
 //! Games in progress survive `kill -9` of `matombo serve`: play some turns, kill the
 //! server, start it again on the same database and finish the game with nothing lost.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-use futures_util::{SinkExt, StreamExt};
 use matombo_core::{Game, Position, Record};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
+use tokio::net::TcpStream;
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+mod common;
+use common::net::{join, play, Ws};
+use common::{http, temp_dir, Server};
 
-/// Starts `matombo serve --port 0 --db <db>`; returns the child and `host:port`.
-fn serve(db: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-        .args(["serve", "--port", "0", "--db"])
-        .arg(db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start matombo serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let host = line.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
-    assert!(host.starts_with("127.0.0.1:"), "first line is the address: {line:?}");
-    (child, host)
-}
-
-fn http(host: &str, method: &str, path: &str, body: Option<Value>) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(host).unwrap();
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
-}
-
-async fn connect(host: &str, id: &str, token: &str) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{host}/api/online/rooms/{id}/ws")).await.unwrap();
-    ws.send(Message::text(json!({"type": "hello", "token": token}).to_string())).await.unwrap();
-    loop {
-        let v = recv(&mut ws).await;
-        if v["type"] == "state" {
-            return (ws, v);
-        }
-    }
-}
-
-async fn recv(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message in time");
-        if let Message::Text(t) = m.expect("open").expect("ok") {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-/// Plays `mv` at `ply` and waits for the server's broadcast of it (retrying when the
-/// per-connection turn rate limit answers).
-async fn play(ws: &mut Ws, ply: usize, mv: &str) -> Value {
-    loop {
-        ws.send(Message::text(json!({"type": "turn", "ply": ply, "move": mv}).to_string())).await.unwrap();
-        loop {
-            let v = recv(ws).await;
-            if v["type"] == "turn" && v["ply"] == ply {
-                return v;
-            }
-            if v["type"] == "error" {
-                assert_eq!(v["error"], "rate_limited", "{v}");
-                tokio::time::sleep(Duration::from_millis(250)).await;
-                break;
-            }
-        }
-    }
+/// A seat's WebSocket, hello said; the first state.
+async fn connect(host: &str, id: &str, token: &str) -> (Ws<TcpStream>, Value) {
+    let io = TcpStream::connect(host).await.unwrap();
+    join(io, &format!("ws://{host}/api/online/rooms/{id}/ws"), Some(token)).await
 }
 
 fn pick(pos: &Position, rng: &mut SmallRng) -> String {
@@ -92,10 +23,10 @@ fn pick(pos: &Position, rng: &mut SmallRng) -> String {
 
 #[tokio::test]
 async fn a_game_survives_kill_9() {
-    let dir = std::env::temp_dir().join(format!("matombo-restart-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = temp_dir("restart-test");
     let db = dir.join("online.sqlite3");
-    let (mut server, host) = serve(&db);
+    let mut server = Server::start(&db, &[]);
+    let host = server.host.clone();
     let (st, created) = http(&host, "POST", "/api/online/rooms", Some(json!({"ruleset": "tsoro:6", "side": "north"})));
     assert_eq!(st, 201, "{created}");
     let created: Value = serde_json::from_str(&created).unwrap();
@@ -116,11 +47,11 @@ async fn a_game_survives_kill_9() {
         game.play(&mv.parse().unwrap()).unwrap();
     }
     // The acknowledgement of turn 8 came after it was stored: kill -9 right now.
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill();
     drop((south, north));
 
-    let (mut server, host) = serve(&db);
+    let mut server = Server::start(&db, &[]);
+    let host = server.host.clone();
     let (mut south, s1) = connect(&host, &id, &tokens[0]).await;
     let (mut north, n1) = connect(&host, &id, &tokens[1]).await;
     assert_eq!(s1["ply"], 8);
@@ -139,7 +70,6 @@ async fn a_game_survives_kill_9() {
     let record: Record = text.parse().unwrap();
     assert_eq!(record.game.moves(), game.moves());
     assert_eq!(record.result(), game.outcome().unwrap().result());
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -73,6 +73,17 @@ fn temp_file(name: &str) -> PathBuf {
     p
 }
 
+/// Waits for the program's exit: status 0, the terminal restored (no alternate screen
+/// left); the record it wrote, its file removed.
+fn exit_record(t: &Tmux, record: &Path) -> String {
+    let s = t.wait("the program to exit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    assert!(!s.contains("Moves"), "the alternate screen is gone:\n{s}");
+    let text = std::fs::read_to_string(record).expect("record written on exit");
+    let _ = std::fs::remove_file(record);
+    text
+}
+
 /// The shell command: run the board, then print its exit code and wait (so the pane stays).
 fn command(args: &str, record: &Path) -> String {
     format!(
@@ -143,13 +154,9 @@ fn hotseat_game_through_head_choices_and_a_capture() {
     t.keys(&["?"]);
     t.wait("help", |s| s.contains("Keys") && s.contains("undo / redo"));
     t.keys(&["Escape", "q"]);
-    let s = t.wait("the program to exit", |s| s.contains("EXIT="));
-    assert!(s.contains("EXIT=0"), "{s}");
-    assert!(!s.contains("Moves"), "the alternate screen is gone:\n{s}");
-    let text = std::fs::read_to_string(&record).expect("record written on exit");
+    let text = exit_record(&t, &record);
     assert!(text.contains("1. B1 b3+ 2. B5+ b6xB2xB4 *"), "{text}");
     assert!(text.contains("[Ruleset \"tsoro:8\"]"), "{text}");
-    let _ = std::fs::remove_file(&record);
 }
 
 #[test]
@@ -164,12 +171,8 @@ fn ctrl_c_quits_cleanly_and_saves() {
     t.keys(&["B", "1", "Enter"]);
     t.wait("the turn played", |s| s.contains("1. B1"));
     t.keys(&["C-c"]);
-    let s = t.wait("the program to exit", |s| s.contains("EXIT="));
-    assert!(s.contains("EXIT=0"), "{s}");
-    let text = std::fs::read_to_string(&record).expect("record written on Ctrl-C");
+    let text = exit_record(&t, &record);
     assert!(text.contains("1. B1 *"), "{text}");
-    assert!(!s.contains("Moves"), "the alternate screen is gone:\n{s}");
-    let _ = std::fs::remove_file(&record);
 }
 
 #[test]

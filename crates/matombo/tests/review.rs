@@ -1,23 +1,16 @@
 //! `matombo review` end to end, on games recorded by `matombo match --records`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use matombo_core::{Game, Position, Record, Side, Token};
 use serde_json::Value;
 
-fn matombo(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
+mod common;
+use common::{run as matombo, run_with_input, temp_dir};
 
 /// A fresh directory for one test.
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("matombo-review-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    temp_dir(&format!("review-{name}"))
 }
 
 /// The games of a `matombo match --records` file, one record text each.
@@ -184,25 +177,15 @@ fn review_scores_agree_with_analyse_at_the_same_budget() {
 
 #[test]
 fn review_reads_stdin_and_prints_the_record_and_a_summary() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-        .args(["review", "-", "--nodes", "500"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let record = "[Ruleset \"tsoro:8\"]\n\n1. B2= {a note} b2= 2. B7 *\n";
-    child.stdin.take().unwrap().write_all(record.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (ok, text, err) = run_with_input(&["review", "-", "--nodes", "500"], record);
+    assert!(ok, "{err}");
     let read: Record = text.parse().unwrap();
     assert_eq!(read.game.moves().len(), 3);
     // The player's note stays, before the review's evaluation.
     let first = &read.annotation(0).unwrap().comments;
     assert_eq!(first[0].text, "a note");
     assert!(first.last().unwrap().eval.is_some(), "{text}");
-    let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("South: accuracy") && err.contains("North: accuracy"), "{err}");
 }
 

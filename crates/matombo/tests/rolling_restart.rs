@@ -10,82 +10,39 @@
 //! nginx, which scripts/test.sh provides; without them the test says so and passes, except
 //! under CI (`CI` set), where it fails.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 mod common;
-use common::{database, free_port, nginx_binary, start_nginx};
+use common::{database, free_port, matombo, nginx_binary, skip_unless_ci, start_nginx, temp_dir, Server};
 
 /// A node on a fixed port (nginx's upstream names it), ready when this returns.
-fn start_node(db: &str, port: u16) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matombo"))
-        .args(["serve", "--port", &port.to_string(), "--trusted-proxy", "127.0.0.1/32"])
-        .args(["--loadtest-limits", "40", "--db", db])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start matombo serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.contains(&format!(":{port}")), "the node listens on its port: {line:?}");
-    let t0 = Instant::now();
-    while ready(port) != 200 {
-        assert!(t0.elapsed() < Duration::from_secs(10), "node on {port} ready");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child
-}
-
-/// `/readyz`'s status on the node (0 when it does not answer).
-fn ready(port: u16) -> u16 {
-    use std::io::Write;
-    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return 0 };
-    let _ = s.write_all(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    out.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+fn start_node(db: &str, port: u16) -> Server {
+    let node = Server::on_port(port, db, &["--trusted-proxy", "127.0.0.1/32", "--loadtest-limits", "40"]);
+    node.wait_ready();
+    node
 }
 
 /// SIGTERM, then the exit status within the drain's 10 s (and some).
-fn stop(mut node: Child) -> std::process::ExitStatus {
-    unsafe { libc::kill(node.id() as i32, libc::SIGTERM) };
-    let t0 = Instant::now();
-    loop {
-        if let Some(status) = node.try_wait().unwrap() {
-            return status;
-        }
-        if t0.elapsed() > Duration::from_secs(15) {
-            let _ = node.kill();
-            panic!("the node did not exit within 15 s of SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn stop(mut node: Server) -> std::process::ExitStatus {
+    node.signal(libc::SIGTERM);
+    node.wait_exit(Duration::from_secs(15))
 }
 
 #[test]
 fn a_rolling_restart_of_two_nodes_behind_nginx_loses_no_acknowledged_turn() {
-    let Some(db) = database() else {
-        assert!(std::env::var_os("CI").is_none(), "MATOMBO_TEST_PG is missing (scripts/test.sh starts PostgreSQL)");
-        return;
-    };
-    let Some(nginx) = nginx_binary() else {
-        assert!(std::env::var_os("CI").is_none(), "nginx is missing (scripts/test.sh installs Debian's package)");
-        eprintln!("nginx not installed: test skipped (scripts/test.sh installs it)");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("matombo-rolling-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let Some(db) = database() else { return skip_unless_ci("MATOMBO_TEST_PG (PostgreSQL)") };
+    let Some(nginx) = nginx_binary() else { return skip_unless_ci("nginx") };
+    let dir = temp_dir("rolling");
     let (pa, pb) = (free_port(), free_port());
     let a = start_node(&db, pa);
     let b = start_node(&db, pb);
     let upstream = format!("127.0.0.1:{pa} max_fails=1 fail_timeout=2s;\n    server 127.0.0.1:{pb}");
     let (_nginx, proxy) = start_nginx(&nginx, &dir, &upstream);
 
-    let load = Command::new(env!("CARGO_BIN_EXE_matombo"))
+    let load = matombo()
         .args(["loadtest", "--url", &format!("http://{proxy}"), "--rooms", "16", "--ramp", "2"])
         .args(["--duration", "14", "--think-ms", "300", "--reconnect", "--json"])
         .stdout(Stdio::piped())

@@ -1,12 +1,9 @@
 //! `matombo tune` end to end: a tiny tuning run and a tiny validation match.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn matombo(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_matombo")).args(args).output().expect("matombo runs");
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
+mod common;
+use common::run as matombo;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("matombo-tune-test-{}", std::process::id()));
