@@ -7,19 +7,25 @@ use std::time::Duration;
 
 use matombo_harness::loadtest::{run, Config, Live};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_small_load_test_plays_without_errors() {
-    let config = Config {
+/// `rooms` rooms of `ruleset` against the harness's own server for `secs` seconds, opened
+/// over half a second, a turn every `think_ms`.
+fn config(rooms: usize, secs: u64, ruleset: &str, think_ms: u64, seed: u64) -> Config {
+    Config {
         urls: Vec::new(),
-        rooms: 8,
-        duration: Duration::from_secs(2),
+        rooms,
+        duration: Duration::from_secs(secs),
         ramp: Duration::from_millis(500),
-        ruleset: "nsolo:8".parse().unwrap(),
-        think: Duration::from_millis(200),
-        seed: 5,
+        ruleset: ruleset.parse().unwrap(),
+        think: Duration::from_millis(think_ms),
+        seed,
         lobby: false,
         reconnect: false,
-    };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_load_test_plays_without_errors() {
+    let config = config(8, 2, "nsolo:8", 200, 5);
     let report = run(config, Arc::new(Live::default())).await.unwrap();
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
     assert_eq!(report.clients, 16);
@@ -32,17 +38,7 @@ async fn a_small_load_test_plays_without_errors() {
 async fn a_small_lobby_load_test_pairs_everyone_without_errors() {
     // Games last longer than the run (a turn every 400 ms or so), so every pair meets
     // exactly once and every meeting ends in the room.
-    let config = Config {
-        urls: Vec::new(),
-        rooms: 10,
-        duration: Duration::from_secs(3),
-        ramp: Duration::from_millis(500),
-        ruleset: "tsoro:21".parse().unwrap(),
-        think: Duration::from_millis(400),
-        seed: 7,
-        lobby: true,
-        reconnect: false,
-    };
+    let config = Config { lobby: true, ..config(10, 3, "tsoro:21", 400, 7) };
     let report = run(config, Arc::new(Live::default())).await.unwrap();
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
     assert_eq!(report.clients, 20);
@@ -60,17 +56,8 @@ async fn a_small_lobby_load_test_pairs_everyone_without_errors() {
 
 #[tokio::test]
 async fn only_loopback_servers_are_tested() {
-    let config = Config {
-        urls: vec!["http://192.0.2.1:8080".into()],
-        rooms: 1,
-        duration: Duration::from_secs(1),
-        ramp: Duration::ZERO,
-        ruleset: "tsoro:8".parse().unwrap(),
-        think: Duration::from_millis(100),
-        seed: 1,
-        lobby: false,
-        reconnect: false,
-    };
+    let config =
+        Config { urls: vec!["http://192.0.2.1:8080".into()], ramp: Duration::ZERO, ..config(1, 1, "tsoro:8", 100, 1) };
     let err = run(config, Arc::new(Live::default())).await.unwrap_err();
     assert!(err.contains("loopback"), "{err}");
 }

@@ -47,6 +47,13 @@ fn vs_ai() -> [Player; 2] {
     [Player::Human, Player::Ai("easy".parse().unwrap())]
 }
 
+/// Two people at the start of `ruleset`, after the keys `keys`.
+fn two_players_after(ruleset: &str, keys: &str) -> App {
+    let mut a = app(ruleset, [Player::Human, Player::Human]);
+    press(&mut a, keys);
+    a
+}
+
 fn press(app: &mut App, keys: &str) {
     for c in keys.chars() {
         let code = if c == '\n' { KeyCode::Enter } else { KeyCode::Char(c) };
@@ -71,24 +78,18 @@ fn nsolo_4x36_start_wide() {
 
 #[test]
 fn nsolo_4x36_scrolls_in_80_columns() {
-    let mut a = app("nsolo:36", [Player::Human, Player::Human]);
     // Move the cursor to B30: the window follows it.
-    press(&mut a, "B30");
-    check("nsolo36_scrolled", &a, 80, 24);
+    check("nsolo36_scrolled", &two_players_after("nsolo:36", "B30"), 80, 24);
 }
 
 #[test]
 fn head_prompt() {
-    let mut a = app("tsoro:8", [Player::Human, Player::Human]);
-    press(&mut a, "B2\n");
-    check("tsoro8_head_prompt", &a, 80, 24);
+    check("tsoro8_head_prompt", &two_players_after("tsoro:8", "B2\n"), 80, 24);
 }
 
 #[test]
 fn bonus_prompt() {
-    let mut a = app("tsoro:8", [Player::Human, Player::Human]);
-    press(&mut a, "B1\nb3\ncB5\ncb6\n");
-    check("tsoro8_bonus_prompt", &a, 80, 24);
+    check("tsoro8_bonus_prompt", &two_players_after("tsoro:8", "B1\nb3\ncB5\ncb6\n"), 80, 24);
 }
 
 #[test]
