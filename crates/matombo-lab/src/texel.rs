@@ -122,7 +122,7 @@ pub struct Fitted {
 }
 
 /// Fits K for `start`, then the weights named in `params` (indices into
-/// [`Weights::as_array`]) by local search: the best of the [`moves`] of ±step, one weight
+/// [`Weights::as_array`]) by local search: the best of the `moves` of ±step, one weight
 /// or two, while that lowers the error, the step halving from 32 down to 1; then K again for the
 /// weights found, and the weights again, until they stay.
 pub fn fit(samples: &[Sample], start: Weights, params: &[usize]) -> Fitted {

@@ -102,7 +102,7 @@ fn a_tiny_texel_fit_writes_weights_a_match_can_play() {
     let (ok, stdout, err) = matombo(&[
         "tune",
         "--ruleset",
-        "nsolo:6",
+        "nsolo:8",
         "--texel",
         "6",
         "--nodes",
@@ -127,7 +127,7 @@ fn a_tiny_texel_fit_writes_weights_a_match_can_play() {
     assert_eq!((file["material"].as_i64(), file["heads"].as_i64()), (Some(100), Some(4)));
     // A match plays the file through `weights=FILE`.
     let spec = format!("nodes=100,weights={}", out.display());
-    let (ok, stdout, err) = matombo(&["match", &spec, "nodes=100", "--ruleset", "nsolo:6", "--games", "2", "--json"]);
+    let (ok, stdout, err) = matombo(&["match", &spec, "nodes=100", "--ruleset", "nsolo:8", "--games", "2", "--json"]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(

@@ -130,7 +130,7 @@ impl Proof {
 }
 
 impl Pns<'_> {
-    /// The proof of the last [`Pns::prove`] that answered [`Answer::Proved`] for
+    /// The proof of the last [`Pns::prove`] that answered [`Answer::Proved`](super::Answer::Proved) for
     /// `attacker` from `root`, read from the transposition table; a proved node whose slot
     /// was replaced is proved again. `None` if the budget ran out doing so.
     pub fn proof(&mut self, root: &Position, attacker: Side) -> Option<Proof> {

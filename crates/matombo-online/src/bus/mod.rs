@@ -14,7 +14,7 @@
 //! connection per node reads them. When that connection is lost and made again, notes may
 //! have been missed: every room held is reloaded from the store and its connections get
 //! the whole state.//!
-//! [`link`] holds the node's two connections (publishing and listening); [`receive`]
+//! `link` holds the node's two connections (publishing and listening); `receive`
 //! applies the notes of the other nodes.
 
 use std::sync::atomic::Ordering;

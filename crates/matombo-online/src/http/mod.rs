@@ -1,6 +1,6 @@
 //! The HTTP routes of online play: create, claim, state, record, archive and
 //! the pages; their errors as `{"error": code, "message": sentence}`.//!
-//! [`create`] makes rooms, [`seats`] fills their seats and teams, [`players`] answers
+//! `create` makes rooms, `seats` fills their seats and teams, `players` answers
 //! the leaderboards and player pages; reading rooms back is here.
 
 use std::net::{IpAddr, SocketAddr};

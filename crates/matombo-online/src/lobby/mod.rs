@@ -2,8 +2,8 @@
 //! quick pairing and the games in progress, pushed live over one WebSocket
 //! (`/api/online/lobby/ws`; messages in docs/api.md).
 //!
-//! By job: [`identity`] who a connection is, [`session`] the WebSocket, [`messages`] what
-//! a connection asks, [`games`] the games that challenges and pairs start, [`pairing`]
+//! By job: `identity` who a connection is, `session` the WebSocket, `messages` what
+//! a connection asks, `games` the games that challenges and pairs start, `pairing`
 //! quick pairing.
 
 use std::collections::{BTreeMap, HashMap};

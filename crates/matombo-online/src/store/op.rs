@@ -122,7 +122,7 @@ pub enum Op {
         expires: u64,
     },
     /// Uses a transfer code: the player answers to `key_hash` from now on; answers the
-    /// player's id, or fails with [`StoreError::BadCode`].
+    /// player's id, or fails with [`StoreError::BadCode`](super::StoreError::BadCode).
     UseTransfer {
         /// SHA-256 of the code, hex.
         code_hash: String,
@@ -145,7 +145,7 @@ pub enum Op {
         public: bool,
     },
     /// A member joins a side; the side's seat, if free, is taken in his name. Refused
-    /// ([`StoreError::TeamFull`]) when the side has [`crate::team::MAX_MEMBERS`] members.
+    /// ([`StoreError::TeamFull`](super::StoreError::TeamFull)) when the side has [`crate::team::MAX_MEMBERS`] members.
     Join {
         /// Room id.
         id: String,

@@ -9,8 +9,8 @@
 //! Migrations are numbered in `schema_version`, applied under an advisory lock so that
 //! nodes starting together apply each once.
 //!
-//! By concern: [`schema`] the migrations, [`rooms`] rooms and turns, [`teams`] team
-//! games, [`players`] identities and ratings, `puzzles` puzzle ratings, and `shared` what
+//! By concern: `schema` the migrations, `rooms` rooms and turns, `teams` team
+//! games, `players` identities and ratings, `puzzles` puzzle ratings, and `shared` what
 //! the nodes of a cluster share besides the games.
 
 use std::net::IpAddr;

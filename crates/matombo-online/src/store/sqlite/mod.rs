@@ -6,8 +6,8 @@
 //! makes a game's end and its ratings one serialized transaction. Reads run on a blocking
 //! thread with a connection of their own.
 //!
-//! By concern: [`schema`] the tables and their migrations, [`rooms`] rooms and turns,
-//! [`teams`] team games, [`players`] identities and ratings, `puzzles` puzzle ratings.
+//! By concern: `schema` the tables and their migrations, `rooms` rooms and turns,
+//! `teams` team games, `players` identities and ratings, `puzzles` puzzle ratings.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
