@@ -18,7 +18,10 @@ use rows::{
     archive_entry, group_rating, history_row, leader_row, public_team_row, rated_after, rating_at, rating_change,
     rebuild, room_row, side_name, teams_of, TeamRow, ROOM_COLUMNS,
 };
-use sql::{dollars, ARCHIVE, DUE, GRACE_DEADLINES, HISTORY, LEADERBOARD, NEXT_DEADLINE, PUBLIC_TEAMS, START_DEADLINE};
+use sql::{
+    dollars, ARCHIVE, CREATE_ROOM, DUE, GRACE_DEADLINES, HISTORY, LEADERBOARD, NEXT_DEADLINE, PUBLIC_TEAMS,
+    START_DEADLINE,
+};
 
 use std::future::Future;
 use std::net::IpAddr;

@@ -1,6 +1,15 @@
 //! SQL both backends run as written, in SQLite's spelling; [`dollars`] turns it into
 //! PostgreSQL's.
 
+/// A new room, one seat claimed by its creator: `?1` id, `?2` ruleset, `?3` start, `?4`/`?5`
+/// the seats' tokens, `?6` invite, `?7`/`?8` claimed, `?9`/`?10` names, `?11`/`?12` the
+/// clock, `?13` created (and last active), `?14` the creator's address, `?15` days per turn.
+pub(super) const CREATE_ROOM: &str =
+    "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
+     north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr,
+     days_per_turn)
+     VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?13,?14,?15)";
+
 /// The SQL (SQLite's spelling; [`dollars`] for PostgreSQL's) that starts a correspondence
 /// game's first deadline once both seats are held: `?1` the room, `?2` the time.
 pub(super) const START_DEADLINE: &str = "UPDATE rooms SET deadline = ?2 + days_per_turn * 86400000

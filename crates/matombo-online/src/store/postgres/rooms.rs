@@ -92,10 +92,7 @@ pub(super) async fn apply(c: &impl GenericClient, op: &Op) -> Result<Vec<String>
         } => {
             let south = *creator == matombo_core::Side::South;
             c.execute(
-                "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
-                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr,
-                 days_per_turn)
-                 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13,$14,$15)",
+                &crate::store::dollars(crate::store::CREATE_ROOM),
                 &[
                     id,
                     ruleset,

@@ -12,25 +12,22 @@ use crate::store::{
 
 /// A player's write.
 pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
-    let e = StoreError::from;
     match op {
         Op::CreatePlayer { id, key_hash, name, created, addr } => {
             c.execute(
                 "INSERT INTO players(id, key_hash, name, created, creator_addr) VALUES (?1,?2,?3,?4,?5)",
                 params![id, key_hash, name, *created as i64, addr],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::RenamePlayer { id, name } => {
-            c.execute("UPDATE players SET name=?2 WHERE id=?1", params![id, name]).map_err(e)?;
+            c.execute("UPDATE players SET name=?2 WHERE id=?1", params![id, name])?;
         }
         Op::TransferCode { code_hash, player, expires } => {
-            c.execute("DELETE FROM transfer_codes WHERE player=?1", [player]).map_err(e)?;
+            c.execute("DELETE FROM transfer_codes WHERE player=?1", [player])?;
             c.execute(
                 "INSERT INTO transfer_codes(code_hash, player, expires) VALUES (?1,?2,?3)",
                 params![code_hash, player, *expires as i64],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::UseTransfer { code_hash, key_hash, now } => {
             let player: Option<String> = c
@@ -39,10 +36,9 @@ pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> 
                     params![code_hash, *now as i64],
                     |r| r.get(0),
                 )
-                .optional()
-                .map_err(e)?;
+                .optional()?;
             let Some(player) = player else { return Err(StoreError::BadCode) };
-            c.execute("UPDATE players SET key_hash=?2 WHERE id=?1", params![player, key_hash]).map_err(e)?;
+            c.execute("UPDATE players SET key_hash=?2 WHERE id=?1", params![player, key_hash])?;
             return Ok(vec![player]);
         }
         _ => unreachable!("not a player's op: {op:?}"),

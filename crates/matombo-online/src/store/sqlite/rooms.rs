@@ -61,7 +61,6 @@ fn write_outcome(tx: &Connection, id: &str, o: &Outcome, remaining: Option<[u64;
 
 /// A room's write.
 pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
-    let e = StoreError::from;
     match op {
         Op::Create {
             id,
@@ -77,10 +76,7 @@ pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> 
             creator_addr,
         } => {
             c.execute(
-                "INSERT INTO rooms(id, ruleset, start, south_token, north_token, invite, south_claimed,
-                 north_claimed, south_name, north_name, initial_ms, increment_ms, created, last_active, creator_addr,
-                 days_per_turn)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?13,?14,?15)",
+                crate::store::CREATE_ROOM,
                 params![
                     id,
                     ruleset,
@@ -98,8 +94,7 @@ pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> 
                     creator_addr,
                     days_per_turn
                 ],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::Claim { id, side, name, at } => {
             touch(c, id, *at)?;
@@ -107,8 +102,8 @@ pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> 
                 Side::South => "UPDATE rooms SET south_claimed=1, south_name=?2 WHERE id=?1",
                 Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1",
             };
-            c.execute(sql, params![id, name]).map_err(e)?;
-            c.execute(crate::store::START_DEADLINE, params![id, *at as i64]).map_err(e)?;
+            c.execute(sql, params![id, name])?;
+            c.execute(crate::store::START_DEADLINE, params![id, *at as i64])?;
         }
         Op::Turn { id, ply, token, remaining, at, end } => {
             touch(c, id, *at)?;
@@ -119,39 +114,36 @@ pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> 
             .map_err(|err| match err.sqlite_error_code() {
                 // The `(room, ply)` key: another writer stored this ply first.
                 Some(rusqlite::ErrorCode::ConstraintViolation) => StoreError::PlyTaken { room: id.clone(), ply: *ply },
-                _ => e(err),
+                _ => StoreError::from(err),
             })?;
             if let Some(o) = end {
-                write_outcome(c, id, o, *remaining, *at).map_err(e)?;
+                write_outcome(c, id, o, *remaining, *at)?;
             }
-            c.execute(crate::store::NEXT_DEADLINE, params![id, *at as i64]).map_err(e)?;
+            c.execute(crate::store::NEXT_DEADLINE, params![id, *at as i64])?;
             // A team's vote ends with the turn it chose (or that was played over it).
-            c.execute("DELETE FROM team_votes WHERE room=?1", [id]).map_err(e)?;
-            c.execute("UPDATE teams SET vote_ply=NULL, vote_closes=NULL WHERE room=?1", [id]).map_err(e)?;
+            c.execute("DELETE FROM team_votes WHERE room=?1", [id])?;
+            c.execute("UPDATE teams SET vote_ply=NULL, vote_closes=NULL WHERE room=?1", [id])?;
         }
         Op::End { id, outcome, remaining, at } => {
             touch(c, id, *at)?;
-            write_outcome(c, id, outcome, *remaining, *at).map_err(e)?;
+            write_outcome(c, id, outcome, *remaining, *at)?;
         }
         Op::Expire { now, unclaimed_before, idle_before } => {
-            return expire(c, *now, *unclaimed_before, *idle_before).map_err(e);
+            return expire(c, *now, *unclaimed_before, *idle_before).map_err(StoreError::from);
         }
         Op::Bind { id, players, rated, listed } => {
             c.execute(
                 "UPDATE rooms SET south_player=?2, north_player=?3, rated=?4, listed=?5 WHERE id=?1",
                 params![id, players[0], players[1], rated, listed],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::Abort { id, at } => {
-            let n = c
-                .execute(
-                    "UPDATE rooms SET closed=?2, closed_reason='aborted', creator_addr=NULL
+            let n = c.execute(
+                "UPDATE rooms SET closed=?2, closed_reason='aborted', creator_addr=NULL
                      WHERE id=?1 AND finished IS NULL AND closed IS NULL
                        AND NOT EXISTS(SELECT 1 FROM turns WHERE room=?1)",
-                    params![id, *at as i64],
-                )
-                .map_err(e)?;
+                params![id, *at as i64],
+            )?;
             if n == 0 {
                 return Err(StoreError::NotAbortable(id.clone()));
             }

@@ -9,34 +9,30 @@ use crate::store::{public_team_row, side_name, teams_of, Op, PublicTeamRow, Stor
 
 /// A team game's write.
 pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> {
-    let e = StoreError::from;
     match op {
         Op::Teams { id, mode, vote_ms, invites, public } => {
             c.execute(
                 "INSERT INTO teams(room, mode, vote_ms, south_invite, north_invite, listed) VALUES (?1,?2,?3,?4,?5,?6)",
                 params![id, mode.as_str(), *vote_ms as i64, invites[0], invites[1], public],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::Join { id, side, member, token, name, captain, at } => {
             touch(c, id, *at)?;
-            let n = c
-                .execute(
-                    "INSERT INTO team_members(room, member, seq, side, token, name, captain, joined)
+            let n = c.execute(
+                "INSERT INTO team_members(room, member, seq, side, token, name, captain, joined)
                      SELECT ?1, ?2, (SELECT COUNT(*) FROM team_members WHERE room=?1), ?3, ?4, ?5, ?6, ?7
                      WHERE (SELECT COUNT(*) FROM team_members WHERE room=?1 AND side=?3 AND removed=0) < ?8",
-                    params![
-                        id,
-                        member,
-                        side_name(*side),
-                        token,
-                        name,
-                        captain,
-                        *at as i64,
-                        crate::team::MAX_MEMBERS as i64
-                    ],
-                )
-                .map_err(e)?;
+                params![
+                    id,
+                    member,
+                    side_name(*side),
+                    token,
+                    name,
+                    captain,
+                    *at as i64,
+                    crate::team::MAX_MEMBERS as i64
+                ],
+            )?;
             if n == 0 {
                 return Err(StoreError::TeamFull(id.clone()));
             }
@@ -44,46 +40,41 @@ pub(super) fn apply(c: &Connection, op: &Op) -> Result<Vec<String>, StoreError> 
                 Side::South => "UPDATE rooms SET south_claimed=1, south_name=?2 WHERE id=?1 AND south_claimed=0",
                 Side::North => "UPDATE rooms SET north_claimed=1, north_name=?2 WHERE id=?1 AND north_claimed=0",
             };
-            c.execute(sql, params![id, name]).map_err(e)?;
-            c.execute(crate::store::START_DEADLINE, params![id, *at as i64]).map_err(e)?;
+            c.execute(sql, params![id, name])?;
+            c.execute(crate::store::START_DEADLINE, params![id, *at as i64])?;
         }
         Op::Captain { id, side, member } => {
             c.execute(
                 "UPDATE team_members SET captain = (member = ?2) WHERE room=?1 AND side=?3",
                 params![id, member, side_name(*side)],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::Remove { id, member } => {
-            c.execute("UPDATE team_members SET removed=1, captain=0 WHERE room=?1 AND member=?2", params![id, member])
-                .map_err(e)?;
-            c.execute("DELETE FROM team_votes WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
-            c.execute("DELETE FROM team_marks WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+            c.execute("UPDATE team_members SET removed=1, captain=0 WHERE room=?1 AND member=?2", params![id, member])?;
+            c.execute("DELETE FROM team_votes WHERE room=?1 AND member=?2", params![id, member])?;
+            c.execute("DELETE FROM team_marks WHERE room=?1 AND member=?2", params![id, member])?;
         }
         Op::Vote { id, ply, member, token, closes_at } => {
-            c.execute("DELETE FROM team_votes WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+            c.execute("DELETE FROM team_votes WHERE room=?1 AND member=?2", params![id, member])?;
             c.execute(
                 "INSERT INTO team_votes(room, member, seq, token)
                  VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM team_votes WHERE room=?1), ?3)",
                 params![id, member, token],
-            )
-            .map_err(e)?;
+            )?;
             c.execute(
                 "UPDATE teams SET vote_ply=?2, vote_closes=?3 WHERE room=?1",
                 params![id, ply, *closes_at as i64],
-            )
-            .map_err(e)?;
+            )?;
         }
         Op::Marks { id, member, holes } => {
             if holes.is_empty() {
-                c.execute("DELETE FROM team_marks WHERE room=?1 AND member=?2", params![id, member]).map_err(e)?;
+                c.execute("DELETE FROM team_marks WHERE room=?1 AND member=?2", params![id, member])?;
             } else {
                 c.execute(
                     "INSERT INTO team_marks(room, member, holes) VALUES (?1,?2,?3)
                      ON CONFLICT(room, member) DO UPDATE SET holes=excluded.holes",
                     params![id, member, holes.join(" ")],
-                )
-                .map_err(e)?;
+                )?;
             }
         }
         _ => unreachable!("not a team op: {op:?}"),
