@@ -1,49 +1,53 @@
 //! `matombo tune` end to end: a tiny tuning run and a tiny validation match.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 mod common;
-use common::run as matombo;
+use common::{run as matombo, temp_dir};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("matombo-tune-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// Runs `matombo tune ARGS --out OUT --json`, which must succeed, and returns its summary
+/// and the weights file it wrote, which must be the summary's `weights`.
+fn tune(args: &[&str], out: &Path) -> (serde_json::Value, serde_json::Value) {
+    let mut all = vec!["tune"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap(), "--json"]);
+    let (ok, stdout, err) = matombo(&all);
+    assert!(ok, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    assert_eq!(summary["weights"], file);
+    (summary, file)
 }
 
 const NAMES: [&str; 6] = ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles"];
 
 #[test]
 fn a_tiny_tune_writes_weights_near_the_start() {
-    let start = scratch("start.json");
+    let dir = temp_dir("tune-spsa");
+    let start = dir.join("start.json");
     std::fs::write(&start, r#"{"mobility": 30, "heads": 50}"#).unwrap();
-    let out = scratch("tuned.json");
-    let (ok, stdout, err) = matombo(&[
-        "tune",
-        "--ruleset",
-        "tsoro:6",
-        "--iterations",
-        "2",
-        "--games-per-iteration",
-        "2",
-        "--nodes",
-        "150",
-        "--max-turns",
-        "60",
-        "--perturbation",
-        "8",
-        "--learning-rate",
-        "1",
-        "--start",
-        start.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(ok, "{err}");
-    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(summary["weights"], file);
+    let out = dir.join("tuned.json");
+    let (summary, file) = tune(
+        &[
+            "--ruleset",
+            "tsoro:6",
+            "--iterations",
+            "2",
+            "--games-per-iteration",
+            "2",
+            "--nodes",
+            "150",
+            "--max-turns",
+            "60",
+            "--perturbation",
+            "8",
+            "--learning-rate",
+            "1",
+            "--start",
+            start.to_str().unwrap(),
+        ],
+        &out,
+    );
     assert_eq!(summary["games"], 4);
     let begin = &summary["start"];
     assert_eq!(
@@ -83,11 +87,12 @@ fn a_tiny_tune_writes_weights_near_the_start() {
 
 #[test]
 fn bad_arguments_are_refused_and_write_nothing() {
-    let out = scratch("never.json");
+    let dir = temp_dir("tune-bad");
+    let out = dir.join("never.json");
     let (ok, _, err) = matombo(&["tune", "--games-per-iteration", "3", "--out", out.to_str().unwrap()]);
     assert!(!ok && err.contains("--games-per-iteration"), "{err}");
     assert!(!out.exists());
-    let bad = scratch("bad.json");
+    let bad = dir.join("bad.json");
     std::fs::write(&bad, r#"{"mobility": -5}"#).unwrap();
     let (ok, _, err) = matombo(&["tune", "--start", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(!ok && err.contains("mobility") && err.contains("bad.json"), "{err}");
@@ -98,25 +103,8 @@ fn bad_arguments_are_refused_and_write_nothing() {
 
 #[test]
 fn a_tiny_texel_fit_writes_weights_a_match_can_play() {
-    let out = scratch("texel.json");
-    let (ok, stdout, err) = matombo(&[
-        "tune",
-        "--ruleset",
-        "nsolo:8",
-        "--texel",
-        "6",
-        "--nodes",
-        "150",
-        "--max-turns",
-        "200",
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(ok, "{err}");
-    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(summary["weights"], file);
+    let out = temp_dir("tune-texel").join("texel.json");
+    let (summary, file) = tune(&["--ruleset", "nsolo:8", "--texel", "6", "--nodes", "150", "--max-turns", "200"], &out);
     assert_eq!(summary["games"], 6);
     assert!(summary["positions"].as_u64().unwrap() > 0, "{summary}");
     // The fit starts from Nsolo's own weights and never makes the error worse; material is
