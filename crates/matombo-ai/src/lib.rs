@@ -51,7 +51,7 @@ mod tt;
 pub use eval::{evaluate, features, is_quiet, Weights, FEATURES};
 pub use gen::BonusPolicy;
 pub use mcts::{Mcts, MctsConfig};
-pub use search::{unproven_in, DECISIVE, DECISIVE_BOUND, MATE, MATE_BOUND};
+pub use search::{mate_in, unproven_in, DECISIVE, DECISIVE_BOUND, MATE, MATE_BOUND};
 
 use gen::{children, children_complete, Child};
 use search::{RootMove, Searcher};

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use matombo_core::{Comment, Eval, Game, Position, Quality, Record, Side, Termination, Token};
 use matombo_egtb::Tables;
 
-use crate::{Engine, Limits, SearchOptions, DEFAULT_HASH_MIB, MATE, MATE_BOUND};
+use crate::{mate_in, Engine, Limits, SearchOptions, DEFAULT_HASH_MIB, MATE, MATE_BOUND};
 
 /// Losses of at least this many hundredths of a stone are inaccuracies (`?!`).
 pub const INACCURACY: i32 = 100;
@@ -336,14 +336,10 @@ pub fn classify(game: &Game, scores: &[Option<PositionScore>]) -> Review {
 /// A score for South as a record's evaluation (RULES.md §6.5); `None` for a game already
 /// over (a proven result in no turns, which a record cannot write).
 pub fn eval_of(south: i32) -> Option<Eval> {
-    if south > MATE_BOUND {
-        let n = MATE - south;
-        (n > 0).then_some(Eval::Proven(n))
-    } else if south < -MATE_BOUND {
-        let n = MATE + south;
-        (n > 0).then_some(Eval::Proven(-n))
-    } else {
-        Some(Eval::Score(south))
+    match mate_in(south) {
+        Some(0) => None,
+        Some(n) => Some(Eval::Proven(n)),
+        None => Some(Eval::Score(south)),
     }
 }
 

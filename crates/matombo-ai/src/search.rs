@@ -37,6 +37,25 @@ pub(crate) fn unproven(score: i32) -> i32 {
     }
 }
 
+/// A proven score (beyond ±[`MATE_BOUND`]) as turns to the end (positive: the side to
+/// move wins), `None` for any other score.
+///
+/// ```
+/// use matombo_ai::{mate_in, DECISIVE, MATE};
+/// assert_eq!(mate_in(MATE - 15), Some(15));
+/// assert_eq!(mate_in(-(MATE - 4)), Some(-4));
+/// assert_eq!(mate_in(DECISIVE - 11), None);
+/// ```
+pub fn mate_in(score: i32) -> Option<i32> {
+    if score > MATE_BOUND {
+        Some(MATE - score)
+    } else if score < -MATE_BOUND {
+        Some(-(MATE + score))
+    } else {
+        None
+    }
+}
+
 /// The turns to the end of an unproven forced result (positive: the side to move wins by
 /// the search's reckoning), `None` for a proven result or an ordinary evaluation.
 ///

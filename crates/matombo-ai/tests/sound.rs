@@ -5,22 +5,11 @@
 
 use std::sync::atomic::AtomicBool;
 
-use matombo_ai::{random_turn, unproven_in, Engine, Limits, MATE, MATE_BOUND};
+use matombo_ai::{mate_in, random_turn, unproven_in, Engine, Limits, MATE};
 use matombo_core::Position;
 use matombo_egtb::{Solution, Solver, Value};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-
-/// The forced result in a search score, in turns (positive: the mover wins).
-fn mate(score: i32) -> Option<i32> {
-    if score > MATE_BOUND {
-        Some(MATE - score)
-    } else if score < -MATE_BOUND {
-        Some(-(MATE + score))
-    } else {
-        None
-    }
-}
 
 /// Positions of random games with at most `stones` stones, a few per game, the game's
 /// history dropped (the solver knows none).
@@ -56,7 +45,7 @@ fn check(positions: &[Position], depth: u32) -> (usize, usize) {
         if unproven_in(r.score).is_some() {
             unproven += 1;
         }
-        let Some(n) = mate(r.score) else { continue };
+        let Some(n) = mate_in(r.score) else { continue };
         proven += 1;
         let want = if n > 0 { Value::Win(n as u16) } else { Value::Loss((-n) as u16) };
         // Up to the claimed distance: a longer result would stay open, a shorter one
@@ -105,7 +94,7 @@ fn the_search_no_longer_claims_a_shorter_win() {
         if left <= 9 {
             let r =
                 Engine::new(1).search(&pos, Limits { depth: Some(left as u32), ..Limits::default() }, &stop).unwrap();
-            match mate(r.score) {
+            match mate_in(r.score) {
                 Some(n) => assert_eq!(n, want, "{pos}"),
                 None => unproven += unproven_in(r.score).is_some() as usize,
             }

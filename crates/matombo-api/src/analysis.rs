@@ -3,7 +3,7 @@
 use std::sync::atomic::AtomicBool;
 
 use matombo_ai::clock::Instant;
-use matombo_ai::{Limits, MATE, MATE_BOUND};
+use matombo_ai::{mate_in, Limits};
 use matombo_core::Side;
 use serde::{Deserialize, Serialize};
 
@@ -134,15 +134,4 @@ pub fn analyse(
     };
     a.done = true;
     Ok(a)
-}
-
-/// A score beyond [`MATE_BOUND`] as turns to the end (positive: the side to move wins).
-pub fn mate_in(score: i32) -> Option<i32> {
-    if score > MATE_BOUND {
-        Some(MATE - score)
-    } else if score < -MATE_BOUND {
-        Some(-(MATE + score))
-    } else {
-        None
-    }
 }

@@ -34,10 +34,12 @@ mod records;
 pub mod review;
 mod state;
 pub use ai::{search_speed, AiAnswer, AiJob, AiRequest, SearchSpeed};
-pub use analysis::{analyse, mate_in, AnalyseRequest, Analysis, Line, ANALYSE_DEFAULT_MS, ANALYSE_MAX_LINES};
+pub use analysis::{analyse, AnalyseRequest, Analysis, Line, ANALYSE_DEFAULT_MS, ANALYSE_MAX_LINES};
 pub use catalogue::{games, GameInfo, NSOLO_TRADITIONAL, TSORO_TRADITIONAL};
 pub use error::{cut, ApiError, ErrorBody, ErrorCode, MAX_ERROR_CHARS};
 pub use game::{game, replay, GameRequest};
+/// Re-exported: the API's scores are the search's.
+pub use matombo_ai::mate_in;
 pub use notation::{ruleset, setup, RulesetRequest, SetupAnswer, SetupRequest};
 pub use records::{export, import, ExportAnswer, ExportRequest, ImportAnswer, ImportRequest};
 pub use review::{

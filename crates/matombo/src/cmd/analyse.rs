@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use matombo_ai::{unproven_in, Engine, Limits, SearchResult, MATE, MATE_BOUND};
+use matombo_ai::{mate_in, unproven_in, Engine, Limits, SearchResult};
 use serde::Serialize;
 
 /// Arguments of `matombo analyse`.
@@ -67,10 +67,9 @@ struct Line {
 /// result the search found without proving it (a bonus cut to a few candidates on the
 /// way) stays an evaluation, with what the search saw in brackets.
 pub fn score_text(score: i32) -> String {
-    if score > MATE_BOUND {
-        format!("win in {}", MATE - score)
-    } else if score < -MATE_BOUND {
-        format!("loss in {}", MATE + score)
+    if let Some(n) = mate_in(score) {
+        let what = if n > 0 { "win" } else { "loss" };
+        format!("{what} in {}", n.abs())
     } else if let Some(n) = unproven_in(score) {
         let what = if n > 0 { "win" } else { "loss" };
         format!("{:+.2} (unproven {what} in {})", score as f64 / 100.0, n.abs())

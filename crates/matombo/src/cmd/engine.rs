@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use matombo_ai::{
-    Engine, Level, Limits, SearchOptions, SearchResult, DEFAULT_HASH_MIB, MATE, MATE_BOUND, MAX_DEPTH, MAX_HASH_MIB,
+    mate_in, Engine, Level, Limits, SearchOptions, SearchResult, DEFAULT_HASH_MIB, MAX_DEPTH, MAX_HASH_MIB,
 };
 use matombo_core::{Game, Position, Ruleset, Side, Token};
 
@@ -109,12 +109,10 @@ fn say(line: &str) {
 
 /// `cp <hundredths of a stone>`, or `win N` / `loss N` (turns to the end) when forced.
 fn score_words(score: i32) -> String {
-    if score > MATE_BOUND {
-        format!("win {}", MATE - score)
-    } else if score < -MATE_BOUND {
-        format!("loss {}", MATE + score)
-    } else {
-        format!("cp {score}")
+    match mate_in(score) {
+        Some(n) if n > 0 => format!("win {n}"),
+        Some(n) => format!("loss {}", -n),
+        None => format!("cp {score}"),
     }
 }
 
