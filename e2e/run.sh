@@ -28,7 +28,10 @@ if ! command -v npm >/dev/null 2>&1; then
   else sudo apt-get update -q && sudo apt-get install -y -q nodejs npm >&2; fi
 fi
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/axe-core ]; then
-  npm ci --no-audit --no-fund >&2
+  if ! npm ci --no-audit --no-fund >&2; then
+    echo "npm ci failed: playwright-core, typescript and axe-core are not installed (see above; $(df -Ph . | awk 'NR == 2 {print $4}') free on disk)" >&2
+    exit 1
+  fi
 fi
 
 # The site's JavaScript type-checked (JSDoc types; tsconfig.json, wire types in

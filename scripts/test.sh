@@ -15,6 +15,9 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 failed=()
 passed=()
 started=$SECONDS
+# Free disk at the start and the end: a linker killed by a full disk says only "Bus error".
+disk_free() { df -Ph . | awk 'NR == 2 {print $4 " free on " $6}'; }
+echo "disk: $(disk_free)"
 # A failing step leaves the lines that say why here (its own note, else the tail of its
 # output), repeated after the summary so that they are among the last lines CI prints.
 notes=$(mktemp -d)
@@ -154,5 +157,6 @@ for s in "${failed[@]}"; do echo "FAIL $s"; done
 for f in "$notes"/*; do
   [ -f "$f" ] && { echo "--- $(basename "$f")"; cat "$f"; }
 done
+echo "disk at the end: $(disk_free)"
 echo "${#passed[@]} passed, ${#failed[@]} failed, $((SECONDS - started)) s in all"
 [ ${#failed[@]} -eq 0 ]
