@@ -77,6 +77,9 @@ pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
 /// the order of [`Weights::as_array`] (`threat_waiting` counted negative, as it weighs);
 /// [`evaluate`] is their weighted sum, and fitting the weights to game results needs them
 /// one by one.
+// Inlined into [`evaluate`] (the search's hottest function) so that the weighted sum
+// folds into the loops: out of line, the signature search costs 3% more instructions.
+#[inline(always)]
 pub fn features(pos: &Position) -> [i32; FEATURES] {
     let n = pos.ruleset().size();
     let me = pos.side_to_move();
