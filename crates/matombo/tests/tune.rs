@@ -19,7 +19,8 @@ fn tune(args: &[&str], out: &Path) -> (serde_json::Value, serde_json::Value) {
     (summary, file)
 }
 
-const NAMES: [&str; 6] = ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles"];
+const NAMES: [&str; 8] =
+    ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles", "tempo", "ambush"];
 
 #[test]
 fn a_tiny_tune_writes_weights_near_the_start() {
