@@ -3,7 +3,7 @@
 use matombo_core::{GameKind, Position};
 
 /// Number of evaluation terms ([`features`]).
-pub const FEATURES: usize = 8;
+pub const FEATURES: usize = 6;
 
 /// Weights of the evaluation terms (hundredths of a stone per unit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,14 +21,6 @@ pub struct Weights {
     pub heads: i32,
     /// Per legal single-stone start when a side has no hole of two (the zugzwang endgame).
     pub singles: i32,
-    /// Per spare turn of a side with no hole of two: the steps its singles can take before
-    /// one must step into a hole the opponent's singles guard (the tempo of the single-stone
-    /// race, whose loser must give up stones; counted like `singles`).
-    pub tempo: i32,
-    /// Per opponent stone a single of a side with no hole of two can capture next turn: it
-    /// stands right behind the empty inner hole facing them (the threats of the single-stone
-    /// endgame that are real, where `threat_to_move` counts every exposed stone).
-    pub ambush: i32,
 }
 
 impl Default for Weights {
@@ -41,63 +33,30 @@ impl Default for Weights {
 
 impl Weights {
     /// The hand-set weights, before any tuning.
-    pub const HAND_SET: Weights = Weights {
-        material: 100,
-        mobility: 12,
-        threat_to_move: 35,
-        threat_waiting: 15,
-        heads: 4,
-        singles: 25,
-        tempo: 0,
-        ambush: 0,
-    };
+    pub const HAND_SET: Weights =
+        Weights { material: 100, mobility: 12, threat_to_move: 35, threat_waiting: 15, heads: 4, singles: 25 };
 
     /// Tsoro's weights, tuned by self-play (`matombo tune --ruleset tsoro:8`: SPSA, 3000 nodes
     /// a turn, 61 000 games). Against [`Weights::HAND_SET`]: 56.0% over 2000 games, +42 Elo
     /// (95% interval +27..+58).
-    pub const TSORO: Weights = Weights {
-        material: 100,
-        mobility: 12,
-        threat_to_move: 50,
-        threat_waiting: 23,
-        heads: 3,
-        singles: 80,
-        tempo: 0,
-        ambush: 0,
-    };
+    pub const TSORO: Weights =
+        Weights { material: 100, mobility: 12, threat_to_move: 50, threat_waiting: 23, heads: 3, singles: 80 };
 
     /// Nsolo's weights, tuned by self-play (`matombo tune --ruleset nsolo:8`: SPSA, 3000 nodes
     /// a turn, 21 500 games). Against [`Weights::HAND_SET`]: 67.7% over 2000 games, +128 Elo
     /// (95% interval +112..+145). `heads` is unused in Nsolo (the hand-set value is kept).
-    pub const NSOLO: Weights = Weights {
-        material: 100,
-        mobility: 7,
-        threat_to_move: 16,
-        threat_waiting: 8,
-        heads: 4,
-        singles: 89,
-        tempo: 0,
-        ambush: 0,
-    };
+    pub const NSOLO: Weights =
+        Weights { material: 100, mobility: 7, threat_to_move: 16, threat_waiting: 8, heads: 4, singles: 89 };
 
     /// The weights in the order of [`features`].
     pub fn as_array(&self) -> [i32; FEATURES] {
-        [
-            self.material,
-            self.mobility,
-            self.threat_to_move,
-            self.threat_waiting,
-            self.heads,
-            self.singles,
-            self.tempo,
-            self.ambush,
-        ]
+        [self.material, self.mobility, self.threat_to_move, self.threat_waiting, self.heads, self.singles]
     }
 
     /// The weights from an array in the order of [`features`].
     pub fn from_array(a: [i32; FEATURES]) -> Weights {
-        let [material, mobility, threat_to_move, threat_waiting, heads, singles, tempo, ambush] = a;
-        Weights { material, mobility, threat_to_move, threat_waiting, heads, singles, tempo, ambush }
+        let [material, mobility, threat_to_move, threat_waiting, heads, singles] = a;
+        Weights { material, mobility, threat_to_move, threat_waiting, heads, singles }
     }
 
     /// The weights the engine uses for `kind` unless told otherwise.
@@ -156,17 +115,8 @@ pub fn features(pos: &Position) -> [i32; FEATURES] {
     } else {
         0
     };
-    let (mut singles_, mut tempo, mut ambush) = (0, 0, 0);
-    if mm == 0 || mo == 0 {
-        singles_ = singles(mine) - singles(theirs);
-        // The race of tempo is between singles only: a hole of two must be played (no
-        // single may move), and it is not counted against the other side's spare turns.
-        if mm == 0 && mo == 0 {
-            tempo = spare_tempo(mine, theirs) - spare_tempo(theirs, mine);
-        }
-        ambush = ambushes(mine, theirs, tsoro) - ambushes(theirs, mine, tsoro);
-    }
-    [sm - so, mm - mo, threat_me, -threat_them, heads, singles_, tempo, ambush]
+    let singles = if mm == 0 || mo == 0 { singles(mine) - singles(theirs) } else { 0 };
+    [sm - so, mm - mo, threat_me, -threat_them, heads, singles]
 }
 
 /// Whether no turn of the side to move captures: a position whose static evaluation is
@@ -185,70 +135,6 @@ fn singles(track: &[u16]) -> i32 {
     }
     let len = track.len();
     (0..len).filter(|&t| track[t] == 1 && track[(t + 1) % len] == 0).count() as i32
-}
-
-/// The turns a side with no hole of two can play before a single must step into a hole
-/// the opponent guards, at most the track's length `2n`. An inner hole is guarded when the
-/// opponent's facing hole is empty with one of his singles right behind it: a single that
-/// steps in is captured next turn. Every single goes forward to the next guarded hole ahead
-/// of it, packed behind the singles in front. With no guarded hole the stones can circle
-/// for ever: the cap. The opponent's stones held still, his tempo is counted apart.
-fn spare_tempo(mine: &[u16], theirs: &[u16]) -> i32 {
-    let len = mine.len();
-    let n = len / 2;
-    if mine.iter().any(|&c| c >= 2) {
-        return 0;
-    }
-    // Only singles guard: a side with a hole of two may not play one.
-    if theirs.iter().any(|&c| c >= 2) {
-        return len as i32;
-    }
-    let guarded = |u: usize| {
-        let v = 3 * n - 1 - u;
-        u >= n && theirs[v] == 0 && theirs[v - 1] == 1
-    };
-    let Some(b0) = (n..len).find(|&u| guarded(u)) else {
-        return len as i32;
-    };
-    // Backwards round the track from the guarded hole b0, `s` steps before it: a single
-    // there can reach `reach` steps before b0 (or before a nearer guarded hole).
-    let (mut reach, mut spare) = (1, 0);
-    for s in 1..len {
-        let p = (b0 + len - s) % len;
-        if mine[p] == 1 {
-            spare += s - reach;
-            reach += 1;
-        }
-        if guarded(p) {
-            reach = s + 1;
-        }
-    }
-    spare.min(len) as i32
-}
-
-/// The opponent stones a side with no hole of two can capture with its next turn: each
-/// file whose opponent inner hole is occupied and faces an empty inner hole of `mine` with
-/// a single right behind it (on the track; the last outer hole is behind the first inner
-/// one). Stones counted as the capture takes them (Tsoro: the file; Nsolo: twice the hole).
-fn ambushes(mine: &[u16], theirs: &[u16], tsoro: bool) -> i32 {
-    if mine.iter().any(|&c| c >= 2) {
-        return 0;
-    }
-    let n = mine.len() / 2;
-    (n..2 * n)
-        .filter(|&t| mine[t] == 0 && mine[t - 1] == 1)
-        .map(|t| {
-            let f = 3 * n - 1 - t; // the opponent's facing inner hole
-            let inner = theirs[f] as i32;
-            if inner == 0 {
-                0
-            } else if tsoro {
-                inner + theirs[2 * n - 1 - f] as i32
-            } else {
-                2 * inner
-            }
-        })
-        .sum()
 }
 
 #[cfg(test)]
@@ -285,26 +171,6 @@ mod tests {
         }
         if starts(mine) == 0 || starts(theirs) == 0 {
             score += w.singles * (singles(mine) - singles(theirs));
-            if starts(mine) == 0 && starts(theirs) == 0 {
-                let (m, t) = (&mine[..2 * n], &theirs[..2 * n]);
-                score += w.tempo * (spare_tempo(m, t) - spare_tempo(t, m));
-            }
-            // Ambushes from the rules: a single at the track place before an empty inner
-            // hole whose facing opponent hole is occupied captures that file.
-            let ambush = |a: &[u16], b: &[u16]| {
-                if starts(&a[..2 * n]) > 0 {
-                    return 0;
-                }
-                let mut c = 0;
-                for t in n..2 * n {
-                    let f = 3 * n - 1 - t;
-                    if a[t] == 0 && a[t - 1] == 1 && b[f] > 0 {
-                        c += b[f] as i32 + if tsoro { b[2 * n - 1 - f] as i32 } else { b[f] as i32 };
-                    }
-                }
-                c
-            };
-            score += w.ambush * (ambush(mine, theirs) - ambush(theirs, mine));
         }
         score
     }
@@ -313,16 +179,7 @@ mod tests {
     fn evaluation_matches_the_plain_version_and_is_antisymmetric() {
         use rand::SeedableRng;
         let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
-        let w = Weights {
-            material: 100,
-            mobility: 7,
-            threat_to_move: 31,
-            threat_waiting: 13,
-            heads: 5,
-            singles: 29,
-            tempo: 3,
-            ambush: 41,
-        };
+        let w = Weights { material: 100, mobility: 7, threat_to_move: 31, threat_waiting: 13, heads: 5, singles: 29 };
         let mut checked = 0;
         for name in ["tsoro:6", "tsoro:8", "tsoro:21,heads=1", "nsolo:8", "nsolo:36"] {
             for _ in 0..5 {
@@ -346,41 +203,5 @@ mod tests {
         let pos: Position = "tsoro:8 2,0*7/1,0*7/0*7,2/0*6,2,2 S".parse().unwrap();
         assert_eq!(pos.side_to_move(), Side::South);
         assert_eq!(evaluate(&pos, &w), 100 * 3 + 7 * 2 + 31 * 3 - 13 * 4 + 5 * 2);
-    }
-
-    #[test]
-    fn tempo_and_ambush_by_hand() {
-        // tsoro:6 without heads; tracks t = 0..11 (outer Bk/bk at k-1, inner Ak/ak at 12-k).
-        // South: B1 (t0), B4 (t3), B6 (t5), A4 (t8). North: b1 (t0), b3 (t2), a4 (t8),
-        // a1 (t11). All single, so both sides count.
-        let pos: Position =
-            "tsoro:6,heads=0,bonus=0 0,0,0,1,0,1/0,0,1,0,0,1/0,0,0,1,0,0/1,0,0,1,0,1 S".parse().unwrap();
-        let f = features(&pos);
-        // Material 4-4, no hole of two either side.
-        assert_eq!(&f[..2], &[0, 0]);
-        // Legal singles: South B1, B4, B6, A4 (4); North b1, b3, a4 (a1 wraps onto b1): 3.
-        assert_eq!(f[5], 1);
-        // Spare tempo. North guards South's A4 (t8: a3 empty behind a4); South's singles
-        // t5, t3, t0 can go to t7, t6, t5 before it: 2 + 3 + 5 = 10. South guards North's
-        // a4 (t8) and a1 (t11); North's t2, t0 go to t7, t6 (5 + 6) and t11 on to t5 (6):
-        // 17, capped at the track's 12.
-        assert_eq!(f[6], 10 - 12);
-        // Ambushes. South: B6 stands behind the empty A6, which faces a1 (1 stone, with b1
-        // in its file: 2); A4 stands behind the empty A3, which faces a4 (1, b4 empty): 1.
-        // North: a4 stands behind the empty a3, which faces A4 (1, with B4: 2).
-        assert_eq!(f[7], 3 - 2);
-        // North to move: every term changes sign (and the mirrored position is the same).
-        let north: Position = pos.to_string().replace(" S", " N").parse().unwrap();
-        assert_eq!(&features(&north)[5..], &[-1, 2, -1]);
-        assert_eq!(features(&pos.mirrored()), f);
-        // A hole of two on one side: no race of tempo; the other side's ambushes count.
-        let pos: Position =
-            "tsoro:6,heads=0,bonus=0 0,0,0,1,0,1/0,0,1,0,0,1/0,0,0,1,0,0/2,0,0,1,0,1 S".parse().unwrap();
-        let f = features(&pos);
-        assert_eq!(&f[6..], &[0, -2]);
-        // Both sides with a hole of two: the terms are off (normal play is unchanged).
-        let pos: Position =
-            "tsoro:6,heads=0,bonus=0 0,0,0,1,0,2/0,0,1,0,0,1/0,0,0,1,0,0/2,0,0,1,0,1 S".parse().unwrap();
-        assert_eq!(&features(&pos)[5..], &[0, 0, 0]);
     }
 }

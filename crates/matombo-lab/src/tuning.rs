@@ -62,7 +62,7 @@ pub fn parse_weights(text: &str) -> anyhow::Result<Weights> {
 
 /// The weights' names, in file order (that of [`Weights::as_array`]).
 pub const NAMES: [&str; matombo_ai::FEATURES] =
-    ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles", "tempo", "ambush"];
+    ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles"];
 
 /// The weights with their names, in file order.
 pub fn named(w: &Weights) -> [(&'static str, i32); matombo_ai::FEATURES] {
@@ -70,10 +70,8 @@ pub fn named(w: &Weights) -> [(&'static str, i32); matombo_ai::FEATURES] {
     std::array::from_fn(|i| (NAMES[i], a[i]))
 }
 
-/// The weights tuned for a game: everything but `material`, `heads` only in Tsoro
-/// (Nsolo's evaluation never reads it), and not the single-stone race's `tempo` and
-/// `ambush` (set by hand against docs/strength.md's endgame set: the small boards tuning
-/// plays on hardly reach that endgame, so a tuned value would be noise).
+/// The weights tuned for a game: everything but `material`, and `heads` only in Tsoro
+/// (Nsolo's evaluation never reads it).
 pub fn tuned_params(kind: GameKind) -> &'static [&'static str] {
     match kind {
         GameKind::Tsoro => &["mobility", "threat_to_move", "threat_waiting", "heads", "singles"],

@@ -19,8 +19,7 @@ fn tune(args: &[&str], out: &Path) -> (serde_json::Value, serde_json::Value) {
     (summary, file)
 }
 
-const NAMES: [&str; 8] =
-    ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles", "tempo", "ambush"];
+const NAMES: [&str; 6] = ["material", "mobility", "threat_to_move", "threat_waiting", "heads", "singles"];
 
 #[test]
 fn a_tiny_tune_writes_weights_near_the_start() {
