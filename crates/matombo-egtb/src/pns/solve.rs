@@ -11,7 +11,8 @@ use crate::{Tables, Value};
 /// The budget and table size of [`solve_pns`].
 #[derive(Clone, Copy, Debug)]
 pub struct PnsLimits {
-    /// Expansions of the proof-number search, both attackers together.
+    /// Expansions of the proof-number search, both attackers together; reading a proof
+    /// back may spend as many again re-proving what the table lost.
     pub nodes: u64,
     /// Bytes of its transposition table.
     pub memory: usize,
@@ -58,6 +59,8 @@ pub struct PnsStats {
     pub memory: usize,
     /// Its slots in use at the end.
     pub used: usize,
+    /// Slots taken over from another position (search and read-back).
+    pub replaced: u64,
     /// Positions in the proof checked.
     pub proof_positions: usize,
 }
@@ -102,7 +105,13 @@ pub fn solve_pns(
             }
             step = step.saturating_mul(2);
         };
-        let mut stats = PnsStats { nodes: pns.nodes(), memory: pns.memory(), used: pns.used(), ..PnsStats::default() };
+        let mut stats = PnsStats {
+            nodes: pns.nodes(),
+            memory: pns.memory(),
+            used: pns.used(),
+            replaced: pns.replaced(),
+            ..PnsStats::default()
+        };
         let Some(attacker) = winner else {
             let sol = if ans.iter().all(|a| *a == Answer::Disproved) {
                 PnsSolution::Draw
@@ -111,12 +120,14 @@ pub fn solve_pns(
             };
             return Ok((sol, stats));
         };
-        // Read the proof back (re-proving what the table lost) and check it independently.
-        pns.set_node_limit(u64::MAX);
-        let proof = pns.proof(pos, attacker).ok_or_else(|| ProofError::Missing(pos.to_string()))?;
+        // Read the proof back (re-proving what the table lost, with as many nodes again
+        // at most) and check it independently.
+        pns.set_node_limit(pns.nodes().saturating_add(limits.nodes));
+        let proof = pns.proof(pos, attacker).ok_or_else(|| ProofError::NotReadBack(pos.to_string()))?;
         let upper = proof.verify(tables)?;
         stats.proof_positions = proof.moves.len();
         stats.nodes = pns.nodes();
+        stats.replaced = pns.replaced();
         drop(pns);
         // The exact distance: no forced result within `upper - 1` means `upper` is exact.
         let wrap = |d: u32| if attacker == me { Value::Win(d as u16) } else { Value::Loss(d as u16) };

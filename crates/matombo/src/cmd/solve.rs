@@ -77,6 +77,8 @@ struct Out {
     seconds: f64,
     /// Bytes of the transposition table (pns).
     table_bytes: Option<usize>,
+    /// Its slots taken over from another position (pns): what the memory bound cost.
+    table_replaced: Option<u64>,
     /// Peak resident memory of the process, in bytes (Linux).
     peak_memory: Option<u64>,
 }
@@ -224,6 +226,7 @@ impl Search<'_> {
             method: "pns",
             nodes: stats.nodes + stats.exact_nodes,
             table_bytes: Some(stats.memory),
+            table_replaced: Some(stats.replaced),
             ..Out::default()
         };
         match sol {
