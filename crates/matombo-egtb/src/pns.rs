@@ -399,6 +399,17 @@ fn combine(or: bool, vals: &[Res]) -> Res {
         }
     }
     let (pn, dn) = if or { (min, sum) } else { (sum, min) };
+    // A decided node's other number is infinite, not the saturated sum (INF − 1): an AND
+    // node whose open children's disproof numbers had all saturated at INF − 1 chose a
+    // proved child as "least", which came back at once, and the loop spun without end
+    // (tsoro:6,bonus=0 stalled so at North's pn 9 for 360 M nodes; with this it is proved).
+    let (pn, dn) = if pn == 0 {
+        (0, INF)
+    } else if dn == 0 {
+        (INF, 0)
+    } else {
+        (pn, dn)
+    };
     let dist = if pn == 0 { 1 + if or { dist_best } else { dist_worst } } else { 0 };
     // A disproof rests on the path if one of its disproved children does: at an OR node
     // all children are disproved, at an AND node any one suffices (a genuine one, if any).
