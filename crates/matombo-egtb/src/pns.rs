@@ -431,3 +431,28 @@ fn select(or: bool, vals: &[Res]) -> (usize, u32) {
     }
     (best, b2.min(INF))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(pn: u32, dn: u32) -> Res {
+        Res { pn, dn, dist: 0, path_dep: false }
+    }
+
+    /// A decided node's other number is infinite, so that an AND node whose open children's
+    /// disproof numbers have saturated (INF − 1) still picks an open child, never a proved
+    /// one (which would come back at once, and the loop would spin).
+    #[test]
+    fn a_proved_child_is_never_the_one_searched() {
+        // An OR node proved by one child while the others' disproof numbers saturate the sum.
+        let proved = combine(true, &[r(0, INF), r(7, INF - 1), r(9, INF - 1)]);
+        assert_eq!((proved.pn, proved.dn), (0, INF));
+        let disproved = combine(false, &[r(INF, 0), r(INF - 1, 3)]);
+        assert_eq!((disproved.pn, disproved.dn), (INF, 0));
+        // The AND node above it: the proved child first, an open one with a saturated dn next.
+        let vals = [proved, r(5, INF - 1)];
+        let (best, _) = select(false, &vals);
+        assert_eq!(best, 1);
+    }
+}
