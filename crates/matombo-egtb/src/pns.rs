@@ -100,6 +100,11 @@ pub struct Pns<'a> {
     path: HashSet<u64>,
     depth: usize,
     used: usize,
+    /// Slots taken over from another position.
+    replaced: u64,
+    /// The hash of the child that proved the last OR node proved (the outermost call's,
+    /// as it finishes last): the read-back follows it even if its slot is gone.
+    win_child: u64,
 }
 
 const WAYS: usize = 4;
@@ -125,6 +130,8 @@ impl<'a> Pns<'a> {
             path: HashSet::new(),
             depth: 0,
             used: 0,
+            replaced: 0,
+            win_child: 0,
         }
     }
 
@@ -141,6 +148,11 @@ impl<'a> Pns<'a> {
     /// Slots of the transposition table in use.
     pub fn used(&self) -> usize {
         self.used
+    }
+
+    /// Slots taken over from another position so far (what the memory bound cost).
+    pub fn replaced(&self) -> u64 {
+        self.replaced
     }
 
     /// Whether the last search stopped on its budget.
@@ -174,6 +186,8 @@ impl<'a> Pns<'a> {
                 let i = (b..b + WAYS).min_by_key(|&i| (self.keys[i] != 0, self.meta[i] >> 32)).unwrap_or(b);
                 if self.keys[i] == 0 {
                     self.used += 1;
+                } else {
+                    self.replaced += 1;
                 }
                 i
             }
@@ -181,6 +195,17 @@ impl<'a> Pns<'a> {
         self.keys[i] = e.key;
         self.nums[i] = (e.pn as u64) << 32 | e.dn as u64;
         self.meta[i] = (e.work as u64) << 32 | e.dist as u64;
+    }
+
+    /// Forgets `key` (so that a search of it starts afresh).
+    fn erase(&mut self, key: u64) {
+        let b = (key as usize & self.mask) * WAYS;
+        if let Some(i) = (b..b + WAYS).find(|&i| self.keys[i] == key) {
+            self.keys[i] = 0;
+            self.nums[i] = 0;
+            self.meta[i] = 0;
+            self.used -= 1;
+        }
     }
 
     /// What the tables say of `pos` for the attacker: proved with a distance, or disproved.
@@ -323,6 +348,10 @@ impl<'a> Pns<'a> {
         }
         self.depth -= 1;
         self.path.remove(&ph);
+        if or && res.pn == 0 {
+            let best = (0..kids.len()).filter(|&i| vals[i].pn == 0).min_by_key(|&i| vals[i].dist);
+            self.win_child = best.map_or(0, |i| kids[i].hash());
+        }
         let work = (self.nodes - start_nodes).min(u32::MAX as u64) as u32;
         if !res.path_dep {
             self.put(Entry { key, pn: res.pn, dn: res.dn, work, dist: res.dist });
@@ -370,6 +399,17 @@ fn combine(or: bool, vals: &[Res]) -> Res {
         }
     }
     let (pn, dn) = if or { (min, sum) } else { (sum, min) };
+    // A decided node's other number is infinite, not the saturated sum (INF − 1): an AND
+    // node whose open children's disproof numbers had all saturated at INF − 1 chose a
+    // proved child as "least", which came back at once, and the loop spun without end
+    // (tsoro:6,bonus=0 stalled so at North's pn 9 for 360 M nodes; with this it is proved).
+    let (pn, dn) = if pn == 0 {
+        (0, INF)
+    } else if dn == 0 {
+        (INF, 0)
+    } else {
+        (pn, dn)
+    };
     let dist = if pn == 0 { 1 + if or { dist_best } else { dist_worst } } else { 0 };
     // A disproof rests on the path if one of its disproved children does: at an OR node
     // all children are disproved, at an AND node any one suffices (a genuine one, if any).
@@ -390,4 +430,29 @@ fn select(or: bool, vals: &[Res]) -> (usize, u32) {
         }
     }
     (best, b2.min(INF))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(pn: u32, dn: u32) -> Res {
+        Res { pn, dn, dist: 0, path_dep: false }
+    }
+
+    /// A decided node's other number is infinite, so that an AND node whose open children's
+    /// disproof numbers have saturated (INF − 1) still picks an open child, never a proved
+    /// one (which would come back at once, and the loop would spin).
+    #[test]
+    fn a_proved_child_is_never_the_one_searched() {
+        // An OR node proved by one child while the others' disproof numbers saturate the sum.
+        let proved = combine(true, &[r(0, INF), r(7, INF - 1), r(9, INF - 1)]);
+        assert_eq!((proved.pn, proved.dn), (0, INF));
+        let disproved = combine(false, &[r(INF, 0), r(INF - 1, 3)]);
+        assert_eq!((disproved.pn, disproved.dn), (INF, 0));
+        // The AND node above it: the proved child first, an open one with a saturated dn next.
+        let vals = [proved, r(5, INF - 1)];
+        let (best, _) = select(false, &vals);
+        assert_eq!(best, 1);
+    }
 }

@@ -25,6 +25,10 @@ pub enum ProofError {
     /// An attacker's position with no turn recorded.
     #[error("no turn recorded at {0}")]
     Missing(String),
+    /// The search proved a win, but its proof could not be read back from the table
+    /// within the node budget.
+    #[error("the win found at {0} could not be read back within the node budget")]
+    NotReadBack(String),
     /// A recorded turn that is not legal.
     #[error("illegal turn {1} at {0}")]
     Illegal(String, String),
@@ -129,90 +133,117 @@ impl Proof {
     }
 }
 
+/// How often the read-back proves one node again before giving it up on this line.
+const RETRIES: usize = 16;
+
+/// The state of a read-back: the proof so far and the line being read.
+struct ReadBack {
+    moves: HashMap<u64, Token>,
+    /// Positions whose proof is complete in `moves` (it avoids every position it
+    /// reaches from them, so it holds under any line that leads to them).
+    done: HashSet<u64>,
+    /// The positions from the root down to the one being read: its history.
+    line: HashSet<u64>,
+}
+
 impl Pns<'_> {
     /// The proof of the last [`Pns::prove`] that answered [`Answer::Proved`](super::Answer::Proved) for
-    /// `attacker` from `root`, read from the transposition table; a proved node whose slot
-    /// was replaced is proved again. `None` if the budget ran out doing so.
+    /// `attacker` from `root`, read from the transposition table. A node whose slot was
+    /// replaced, or whose proof there leads back onto the line being read (proofs re-made
+    /// after a replacement may lean on each other), is proved again by df-pn from that
+    /// node with the line as its history, so that a proof through the line is refused.
+    /// `None` if the node budget ([`Pns::set_node_limit`]) ran out doing so.
     pub fn proof(&mut self, root: &Position, attacker: Side) -> Option<Proof> {
         self.attacker = attacker;
         self.aborted = false;
         self.path.clear();
-        let mut moves = HashMap::new();
-        let mut done = HashSet::new();
-        let mut grey = HashSet::new();
-        self.extract(root, &mut moves, &mut done, &mut grey).then(|| Proof { root: root.clone(), attacker, moves })
+        self.depth = 0;
+        let mut rb = ReadBack { moves: HashMap::new(), done: HashSet::new(), line: HashSet::new() };
+        self.extract(root, &mut rb).then(|| Proof { root: root.clone(), attacker, moves: rb.moves })
     }
 
-    fn proved(&mut self, pos: &Position) -> Option<u32> {
-        if let Some(r) = self.look(pos) {
-            if r.pn == 0 {
-                return Some(r.dist);
-            }
-            if r.dn == 0 {
-                return None;
-            }
-        }
-        // Replaced (or never searched): prove it again.
-        self.aborted = false;
-        let r = self.mid(pos, INF, INF);
-        (r.pn == 0).then_some(r.dist)
-    }
-
-    fn extract(
-        &mut self,
-        pos: &Position,
-        moves: &mut HashMap<u64, Token>,
-        done: &mut HashSet<u64>,
-        grey: &mut HashSet<u64>,
-    ) -> bool {
+    /// Whether `pos` (not on the line) is read back into a complete proof.
+    fn extract(&mut self, pos: &Position, rb: &mut ReadBack) -> bool {
         let h = pos.hash();
-        if done.contains(&h) || self.table(pos).is_some_and(|r| r.pn == 0) {
+        if rb.done.contains(&h) {
             return true;
         }
-        grey.insert(h);
-        let ok = if pos.side_to_move() == self.attacker {
-            // The proved child of least distance that is not on the line.
-            let mut cands: Vec<(u32, Token, Position)> = Vec::new();
-            for (t, c) in pos.turns() {
-                if grey.contains(&c.hash()) {
-                    continue;
-                }
-                if let Some(r) = self.look(&c) {
-                    if r.pn == 0 {
-                        cands.push((r.dist, t, c));
-                    }
-                }
-            }
-            if cands.is_empty() {
-                // The slots were replaced: search this node again and retry.
-                if self.proved(pos).is_some() {
-                    for (t, c) in pos.turns() {
-                        if !grey.contains(&c.hash()) && self.look(&c).is_some_and(|r| r.pn == 0) {
-                            cands.push((self.look(&c).map_or(0, |r| r.dist), t, c));
-                        }
-                    }
-                }
-            }
-            cands.sort_by_key(|c| c.0);
-            let mut ok = false;
-            for (_, t, c) in cands {
-                if self.extract(&c, moves, done, grey) {
-                    moves.insert(h, t);
-                    ok = true;
+        if let Some(r) = self.table(pos) {
+            return r.pn == 0;
+        }
+        if !rb.line.insert(h) {
+            return false;
+        }
+        let key = self.key(pos);
+        // Proved: by the table, or by the last search of it (then with the child that
+        // proved it, which the table may have lost already).
+        let (mut proved, disproved) = match self.get(key) {
+            Some(e) if e.pn == 0 => (Some(0), false),
+            Some(e) => (None, e.dn == 0),
+            None => (None, false),
+        };
+        let mut ok = false;
+        for _ in 0..RETRIES {
+            if let Some(hint) = proved {
+                ok = self.extract_children(pos, hint, rb);
+                if ok {
                     break;
                 }
             }
-            ok
+            if disproved || self.aborted {
+                break;
+            }
+            // Not proved in the table, or its proof there failed to read back (each
+            // failure forgets the child that failed): prove it again from here, the line
+            // above it as history.
+            self.erase(key);
+            self.path = rb.line.iter().copied().filter(|&x| x != h).collect();
+            self.depth = self.path.len();
+            self.win_child = 0;
+            let r = self.mid(pos, INF, INF);
+            self.path.clear();
+            self.depth = 0;
+            if r.pn != 0 {
+                break;
+            }
+            proved = Some(self.win_child);
+        }
+        rb.line.remove(&h);
+        if ok {
+            rb.done.insert(h);
+        }
+        ok
+    }
+
+    /// Reads back the children of the proved `pos`: one for the attacker (`hint`, the hash
+    /// of the child that proved it last, first), all for the defender.
+    fn extract_children(&mut self, pos: &Position, hint: u64, rb: &mut ReadBack) -> bool {
+        if pos.side_to_move() == self.attacker {
+            // The proved children off the line, the hint and then the nearest win first.
+            let mut cands: Vec<(u32, Token, Position)> = pos
+                .turns()
+                .filter(|(_, c)| !rb.line.contains(&c.hash()))
+                .filter_map(|(t, c)| {
+                    let d = if c.hash() == hint {
+                        Some(0)
+                    } else {
+                        self.look(&c).filter(|r| r.pn == 0).map(|r| r.dist + 1)
+                    };
+                    d.map(|d| (d, t, c))
+                })
+                .collect();
+            cands.sort_by_key(|c| c.0);
+            for (_, t, c) in cands {
+                if self.extract(&c, rb) {
+                    rb.moves.insert(pos.hash(), t);
+                    return true;
+                }
+            }
+            false
         } else {
             let mut kids = Vec::new();
             pos.for_each_child(&mut |c| kids.push(c.clone()));
-            kids.iter()
-                .all(|c| !grey.contains(&c.hash()) && self.proved(c).is_some() && self.extract(c, moves, done, grey))
-        };
-        grey.remove(&h);
-        if ok {
-            done.insert(h);
+            kids.iter().all(|c| !rb.line.contains(&c.hash()) && self.extract(c, rb))
         }
-        ok
     }
 }

@@ -8,8 +8,9 @@ use serde::Serialize;
 
 /// Arguments of `matombo solve`.
 #[derive(clap::Args)]
-#[command(after_help = "--method pns (the default): depth-first proof-number search for each side in turn, \
-                        with a transposition table of --memory MiB; a win is read back as a proof, checked \
+#[command(after_help = "--method pns (the default): depth-first proof-number search for each side (both at \
+                        once on two threads, or in turn with --threads 1), with a transposition table of \
+                        --memory MiB; a win is read back as a proof, checked \
                         independently, and its distance made exact by the depth-first solver (else given as \
                         a range). Repeated positions count as no win for either side, never cached as such; \
                         both sides disproved is a draw. --method deepen: depth-first deepening one turn at a \
@@ -42,6 +43,14 @@ pub struct Args {
     /// Transposition table of the proof-number search, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub memory: u64,
+    /// Node budget of the depth-first search that makes a proved distance exact
+    /// (default: --nodes; 0 keeps the proof's range).
+    #[arg(long, value_name = "N")]
+    pub exact_nodes: Option<u64>,
+    /// Threads of the proof-number search: 2 searches both attackers at once, each with
+    /// half the table; 1 searches them in turn on one table.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
+    pub threads: u64,
 }
 
 /// How `matombo solve` searches.
@@ -74,9 +83,17 @@ struct Out {
     /// Positions of the attacker in the proof checked by `Proof::verify`.
     proof_positions: Option<usize>,
     nodes: u64,
+    /// Of `nodes` (pns): the proof-number search's (with the read-back), and the
+    /// depth-first search's for the exact distance.
+    pns_nodes: Option<u64>,
+    exact_nodes: Option<u64>,
     seconds: f64,
+    /// Seconds to the proof read back and checked, before the exact distance (pns).
+    proof_seconds: Option<f64>,
     /// Bytes of the transposition table (pns).
     table_bytes: Option<usize>,
+    /// Its slots taken over from another position (pns): what the memory bound cost.
+    table_replaced: Option<u64>,
     /// Peak resident memory of the process, in bytes (Linux).
     peak_memory: Option<u64>,
 }
@@ -143,7 +160,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     out.distance_max.unwrap_or(0)
                 ),
             };
-            println!("{what}; {} nodes, {:.1} s{mem})", out.nodes, out.seconds);
+            let proof = out.proof_seconds.map(|t| format!(", the proof checked after {t:.1} s")).unwrap_or_default();
+            println!("{what}; {} nodes, {:.1} s{proof}{mem})", out.nodes, out.seconds);
             println!("line: {}", out.line.join(" "));
         }
         "draw" => println!(
@@ -203,7 +221,12 @@ impl Search<'_> {
 
     fn pns(self) -> anyhow::Result<Out> {
         let Search { args, pos, tables, stop, bar } = self;
-        let limits = PnsLimits { nodes: args.nodes, memory: (args.memory << 20) as usize, exact_nodes: args.nodes };
+        let limits = PnsLimits {
+            nodes: args.nodes,
+            memory: (args.memory << 20) as usize,
+            exact_nodes: args.exact_nodes.unwrap_or(args.nodes),
+            threads: args.threads as usize,
+        };
         let show = |a: Answer| match a {
             Answer::Proved(d) => format!("proved ({d})"),
             Answer::Disproved => "disproved".into(),
@@ -223,7 +246,11 @@ impl Search<'_> {
             position: pos.to_string(),
             method: "pns",
             nodes: stats.nodes + stats.exact_nodes,
+            pns_nodes: Some(stats.nodes),
+            exact_nodes: Some(stats.exact_nodes),
+            proof_seconds: Some(stats.proof_seconds),
             table_bytes: Some(stats.memory),
+            table_replaced: Some(stats.replaced),
             ..Out::default()
         };
         match sol {
