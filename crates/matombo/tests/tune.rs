@@ -109,7 +109,7 @@ fn a_tiny_texel_fit_writes_weights_a_match_can_play() {
     assert!(summary["positions"].as_u64().unwrap() > 0, "{summary}");
     // The fit starts from Nsolo's own weights and never makes the error worse; material is
     // the unit and heads unused in Nsolo, so neither moves.
-    assert_eq!(summary["start"]["singles"], 89);
+    assert_eq!(summary["start"]["singles"], matombo_ai::Weights::NSOLO.singles);
     let (before, after) = (summary["error_before"].as_f64().unwrap(), summary["error_after"].as_f64().unwrap());
     assert!(after <= before && summary["k"].as_f64().unwrap() > 0.0, "{summary}");
     assert_eq!((file["material"].as_i64(), file["heads"].as_i64()), (Some(100), Some(4)));
