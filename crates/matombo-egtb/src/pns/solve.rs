@@ -158,13 +158,7 @@ fn in_turn<'a>(
         }
         step = step.saturating_mul(2);
     };
-    let stats = PnsStats {
-        nodes: pns.nodes(),
-        memory: pns.memory(),
-        used: pns.used(),
-        replaced: pns.replaced(),
-        ..PnsStats::default()
-    };
+    let stats = search_stats(&[&pns]);
     Found { winner: winner.map(|a| (a, pns)), ans, stats }
 }
 
@@ -219,19 +213,24 @@ fn both_at_once<'a>(
         let mine = run(0, me);
         (mine, other.join().expect("the search does not panic"))
     });
-    let stats = PnsStats {
-        nodes: p0.nodes() + p1.nodes(),
-        memory: p0.memory() + p1.memory(),
-        used: p0.used() + p1.used(),
-        replaced: p0.replaced() + p1.replaced(),
-        ..PnsStats::default()
-    };
+    let stats = search_stats(&[&p0, &p1]);
     let winner = match (a0, a1) {
         (Answer::Proved(_), _) => Some((me, p0)),
         (_, Answer::Proved(_)) => Some((me.opponent(), p1)),
         _ => None,
     };
     Found { winner, ans: [a0, a1], stats }
+}
+
+/// The figures of the searches that ran (one table, or one per attacker), summed.
+fn search_stats(searches: &[&Pns<'_>]) -> PnsStats {
+    searches.iter().fold(PnsStats::default(), |s, p| PnsStats {
+        nodes: s.nodes + p.nodes(),
+        memory: s.memory + p.memory(),
+        used: s.used + p.used(),
+        replaced: s.replaced + p.replaced(),
+        ..s
+    })
 }
 
 /// A win read back, checked and its distance made exact; else the draw or how far it got.

@@ -67,12 +67,12 @@ struct Line {
 /// result the search found without proving it (a bonus cut to a few candidates on the
 /// way) stays an evaluation, with what the search saw in brackets.
 pub fn score_text(score: i32) -> String {
+    // `n` turns to the end, positive for a win of the side to move.
+    let in_turns = |n: i32| format!("{} in {}", if n > 0 { "win" } else { "loss" }, n.abs());
     if let Some(n) = mate_in(score) {
-        let what = if n > 0 { "win" } else { "loss" };
-        format!("{what} in {}", n.abs())
+        in_turns(n)
     } else if let Some(n) = unproven_in(score) {
-        let what = if n > 0 { "win" } else { "loss" };
-        format!("{:+.2} (unproven {what} in {})", score as f64 / 100.0, n.abs())
+        format!("{:+.2} (unproven {})", score as f64 / 100.0, in_turns(n))
     } else {
         format!("{:+.2}", score as f64 / 100.0)
     }
@@ -161,4 +161,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("   pv {}", l.pv.join(" "));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::score_text;
+    use matombo_ai::{DECISIVE, MATE};
+
+    #[test]
+    fn scores_read_as_proofs_only_when_proved() {
+        assert_eq!(score_text(MATE - 3), "win in 3");
+        assert_eq!(score_text(-(MATE - 4)), "loss in 4");
+        assert_eq!(score_text(DECISIVE - 11), "+999.89 (unproven win in 11)");
+        assert_eq!(score_text(-(DECISIVE - 2)), "-999.98 (unproven loss in 2)");
+        assert_eq!(score_text(250), "+2.50");
+    }
 }
