@@ -43,6 +43,7 @@ pub mod clock;
 mod eval;
 mod gen;
 mod mcts;
+pub mod nnue;
 pub mod review;
 mod search;
 mod time;

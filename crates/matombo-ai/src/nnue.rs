@@ -1,0 +1,411 @@
+//! A small NNUE-style evaluation network: sparse inputs (which hole holds how many stones),
+//! one hidden layer kept as an accumulator per point of view and updated by the holes a turn
+//! changed, and a linear output over both points of view.
+//!
+//! Inputs, for the point of view of side `p`: for every hole `t` (track order, `0..2N`) of
+//! side `s` that holds `c ≥ 1` stones, the feature `((s ≠ p) · 2N + t) · BUCKETS + bucket(c)`
+//! (see [`bucket`]); an empty hole has none. The network, in real numbers:
+//!
+//! ```text
+//! a_p   = b1 + Σ_{f active for p} W1[f]          (HIDDEN values, for p = South and North)
+//! h_p   = clamp(a_p, 0, 1)
+//! out   = b2 + W2[..HIDDEN] · h_mover + W2[HIDDEN..] · h_other     (stones)
+//! score = 100 · out                                (hundredths of a stone, as `evaluate`)
+//! ```
+//!
+//! Stored quantised (integers, so that the result is the same on every machine and in the
+//! browser): `W1`, `b1` times [`QA`] as `i16`, `W2` times [`QB`] as `i16`, `b2` times
+//! `QA · QB` as `i32`. A network is trained for one board (a game and a size) by
+//! `matombo train`; the engine uses it only on that board.
+
+use std::fmt;
+
+use matombo_core::{Position, Ruleset, Side};
+
+/// Stone-count buckets of a hole: 1, 2, 3, 4, 5, 6, 7–9, 10–14, 15 and more.
+pub const BUCKETS: usize = 9;
+
+/// Width of the hidden layer (one accumulator per point of view).
+pub const HIDDEN: usize = 32;
+
+/// Scale of the hidden layer's integers: 1.0 is `QA`.
+pub const QA: i32 = 255;
+
+/// Scale of the output weights' integers: 1.0 is `QB`.
+pub const QB: i32 = 64;
+
+const MAGIC: &[u8; 12] = b"MATOMBO-NNUE";
+const VERSION: u32 = 1;
+
+/// The bucket of a hole of `c` stones, `None` for an empty hole.
+#[inline]
+pub fn bucket(c: u16) -> Option<usize> {
+    match c {
+        0 => None,
+        1..=6 => Some(c as usize - 1),
+        7..=9 => Some(6),
+        10..=14 => Some(7),
+        _ => Some(8),
+    }
+}
+
+/// Number of inputs of a network for boards of `size` holes a row.
+pub fn inputs(size: usize) -> usize {
+    2 * 2 * size * BUCKETS
+}
+
+/// The input index of side `side`'s hole `t` (track order) holding bucket `b`, seen from
+/// `view`, on boards of `size` holes a row.
+#[inline]
+pub fn feature(view: Side, side: Side, t: usize, b: usize, size: usize) -> usize {
+    (((side != view) as usize * 2 * size) + t) * BUCKETS + b
+}
+
+/// Appends the active inputs of `pos` seen from `view` to `out`.
+pub fn active(pos: &Position, view: Side, out: &mut Vec<usize>) {
+    let n = pos.ruleset().size();
+    for side in [Side::South, Side::North] {
+        for (t, &c) in pos.track(side).iter().enumerate() {
+            if let Some(b) = bucket(c) {
+                out.push(feature(view, side, t, b, n));
+            }
+        }
+    }
+}
+
+/// Why a network could not be built or read.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum NetError {
+    /// The bytes are not a network file of this version.
+    #[error("not a matombo network file (expected the MATOMBO-NNUE header, version {VERSION})")]
+    BadHeader,
+    /// The file ends early or has bytes left over.
+    #[error("network file has {found} bytes where {expected} were expected")]
+    BadLength {
+        /// Bytes expected from the header.
+        expected: usize,
+        /// Bytes found.
+        found: usize,
+    },
+    /// The board named in the file is not a ruleset.
+    #[error("network file names an unknown board: {0}")]
+    BadRuleset(String),
+    /// A weight does not fit its integer after scaling.
+    #[error("weight {value} of {layer} does not fit the network's integers")]
+    OutOfRange {
+        /// Which layer.
+        layer: &'static str,
+        /// The weight.
+        value: f32,
+    },
+    /// The weights given do not have the sizes of the board's network.
+    #[error("{layer} has {found} weights where {expected} were expected")]
+    BadShape {
+        /// Which layer.
+        layer: &'static str,
+        /// Weights expected.
+        expected: usize,
+        /// Weights found.
+        found: usize,
+    },
+}
+
+/// A quantised network for one board.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    ruleset: Ruleset,
+    /// `inputs × HIDDEN`, input-major.
+    w1: Vec<i16>,
+    b1: [i16; HIDDEN],
+    w2: [i16; 2 * HIDDEN],
+    b2: i32,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Network({}, {} inputs)", self.ruleset, self.w1.len() / HIDDEN)
+    }
+}
+
+fn quantise<const N: usize>(layer: &'static str, w: &[f32], scale: f32) -> Result<Vec<i16>, NetError> {
+    if N != 0 && w.len() != N {
+        return Err(NetError::BadShape { layer, expected: N, found: w.len() });
+    }
+    w.iter()
+        .map(|&x| {
+            let q = (x * scale).round();
+            if q.is_finite() && (i16::MIN as f32..=i16::MAX as f32).contains(&q) {
+                Ok(q as i16)
+            } else {
+                Err(NetError::OutOfRange { layer, value: x })
+            }
+        })
+        .collect()
+}
+
+impl Network {
+    /// The network of the real weights `w1` (`inputs(size) × HIDDEN`, input-major), `b1`,
+    /// `w2` (`2 × HIDDEN`: the mover's half first) and `b2`, for `ruleset`'s board.
+    pub fn from_float(ruleset: Ruleset, w1: &[f32], b1: &[f32], w2: &[f32], b2: f32) -> Result<Network, NetError> {
+        let expected = inputs(ruleset.size()) * HIDDEN;
+        if w1.len() != expected {
+            return Err(NetError::BadShape { layer: "w1", expected, found: w1.len() });
+        }
+        let b2q = (b2 * (QA * QB) as f32).round();
+        if !b2q.is_finite() || b2q.abs() > 1e9 {
+            return Err(NetError::OutOfRange { layer: "b2", value: b2 });
+        }
+        Ok(Network {
+            ruleset,
+            w1: quantise::<0>("w1", w1, QA as f32)?,
+            b1: quantise::<HIDDEN>("b1", b1, QA as f32)?.try_into().expect("length checked"),
+            w2: quantise::<{ 2 * HIDDEN }>("w2", w2, QB as f32)?.try_into().expect("length checked"),
+            b2: b2q as i32,
+        })
+    }
+
+    /// The board the network was trained for (its game and size are what count).
+    pub fn ruleset(&self) -> Ruleset {
+        self.ruleset
+    }
+
+    /// Whether the network evaluates positions of `ruleset`: same game, same size.
+    pub fn fits(&self, ruleset: Ruleset) -> bool {
+        ruleset.kind() == self.ruleset.kind() && ruleset.size() == self.ruleset.size()
+    }
+
+    /// The accumulators of `pos`, computed from scratch.
+    pub fn refresh(&self, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator { v: [[0; HIDDEN]; 2] };
+        let n = pos.ruleset().size();
+        for view in [Side::South, Side::North] {
+            let a = &mut acc.v[view.index()];
+            for (x, &b) in a.iter_mut().zip(&self.b1) {
+                *x = b as i32;
+            }
+            for side in [Side::South, Side::North] {
+                for (t, &c) in pos.track(side).iter().enumerate() {
+                    if let Some(b) = bucket(c) {
+                        self.add(a, feature(view, side, t, b, n));
+                    }
+                }
+            }
+        }
+        acc
+    }
+
+    #[inline]
+    fn add(&self, a: &mut [i32; HIDDEN], f: usize) {
+        for (x, &w) in a.iter_mut().zip(&self.w1[f * HIDDEN..(f + 1) * HIDDEN]) {
+            *x += w as i32;
+        }
+    }
+
+    #[inline]
+    fn sub(&self, a: &mut [i32; HIDDEN], f: usize) {
+        for (x, &w) in a.iter_mut().zip(&self.w1[f * HIDDEN..(f + 1) * HIDDEN]) {
+            *x -= w as i32;
+        }
+    }
+
+    /// The accumulators of `child` from those of `parent` (`from`): only the holes whose
+    /// counts differ are taken out and put back.
+    pub fn update(&self, from: &Accumulator, parent: &Position, child: &Position, to: &mut Accumulator) {
+        *to = *from;
+        let n = child.ruleset().size();
+        for side in [Side::South, Side::North] {
+            for (t, (&c0, &c1)) in parent.track(side).iter().zip(child.track(side)).enumerate() {
+                let (b0, b1) = (bucket(c0), bucket(c1));
+                if b0 == b1 {
+                    continue;
+                }
+                for view in [Side::South, Side::North] {
+                    let a = &mut to.v[view.index()];
+                    if let Some(b) = b0 {
+                        self.sub(a, feature(view, side, t, b, n));
+                    }
+                    if let Some(b) = b1 {
+                        self.add(a, feature(view, side, t, b, n));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The score of a position with accumulators `acc` and `mover` to move, in hundredths
+    /// of a stone for the mover.
+    #[inline]
+    pub fn output(&self, acc: &Accumulator, mover: Side) -> i32 {
+        let (me, them) = (&acc.v[mover.index()], &acc.v[mover.opponent().index()]);
+        let mut sum = self.b2 as i64;
+        for (j, (&a, &b)) in me.iter().zip(them).enumerate() {
+            sum += self.w2[j] as i64 * a.clamp(0, QA) as i64;
+            sum += self.w2[HIDDEN + j] as i64 * b.clamp(0, QA) as i64;
+        }
+        (sum * 100 / (QA * QB) as i64) as i32
+    }
+
+    /// Evaluates `pos` from scratch, in hundredths of a stone for the side to move.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        self.output(&self.refresh(pos), pos.side_to_move())
+    }
+
+    /// The network as bytes: a header, the board, then the integers little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let name = self.ruleset.to_string();
+        let mut out = Vec::with_capacity(32 + name.len() + 2 * self.w1.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        for w in self.w1.iter().chain(&self.b1).chain(&self.w2) {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.b2.to_le_bytes());
+        out
+    }
+
+    /// Reads a network written by [`Network::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        let head = MAGIC.len() + 6;
+        if bytes.len() < head || &bytes[..MAGIC.len()] != MAGIC || bytes[12..16] != VERSION.to_le_bytes() {
+            return Err(NetError::BadHeader);
+        }
+        let len = u16::from_le_bytes([bytes[16], bytes[17]]) as usize;
+        let name =
+            bytes.get(head..head + len).ok_or(NetError::BadLength { expected: head + len, found: bytes.len() })?;
+        let name = std::str::from_utf8(name).map_err(|_| NetError::BadRuleset("(not UTF-8)".into()))?;
+        let ruleset: Ruleset = name.parse().map_err(|_| NetError::BadRuleset(name.to_string()))?;
+        let n1 = inputs(ruleset.size()) * HIDDEN;
+        let expected = head + len + 2 * (n1 + 3 * HIDDEN) + 4;
+        if bytes.len() != expected {
+            return Err(NetError::BadLength { expected, found: bytes.len() });
+        }
+        let mut ints = bytes[head + len..expected - 4].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let w1: Vec<i16> = ints.by_ref().take(n1).collect();
+        let mut b1 = [0; HIDDEN];
+        let mut w2 = [0; 2 * HIDDEN];
+        for x in b1.iter_mut().chain(w2.iter_mut()) {
+            *x = ints.next().expect("length checked");
+        }
+        let b2 = i32::from_le_bytes(bytes[expected - 4..].try_into().expect("four bytes"));
+        Ok(Network { ruleset, w1, b1, w2, b2 })
+    }
+}
+
+/// The hidden layer of one position before clamping, for both points of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accumulator {
+    v: [[i32; HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Accumulator {
+        Accumulator { v: [[0; HIDDEN]; 2] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn random_net(ruleset: Ruleset, seed: u64) -> (Network, Vec<f32>, Vec<f32>, Vec<f32>, f32) {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let w1: Vec<f32> = (0..inputs(ruleset.size()) * HIDDEN).map(|_| rng.random_range(-0.3..0.3)).collect();
+        let b1: Vec<f32> = (0..HIDDEN).map(|_| rng.random_range(0.0..0.5)).collect();
+        let w2: Vec<f32> = (0..2 * HIDDEN).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let b2 = 0.25;
+        (Network::from_float(ruleset, &w1, &b1, &w2, b2).unwrap(), w1, b1, w2, b2)
+    }
+
+    /// The network in real numbers, as the module documentation writes it, with the
+    /// quantised weights scaled back.
+    fn plain(pos: &Position, net: &Network) -> f64 {
+        let h = |view: Side| -> Vec<f64> {
+            let mut f = Vec::new();
+            active(pos, view, &mut f);
+            (0..HIDDEN)
+                .map(|j| {
+                    let a = net.b1[j] as f64 + f.iter().map(|&i| net.w1[i * HIDDEN + j] as f64).sum::<f64>();
+                    (a / QA as f64).clamp(0.0, 1.0)
+                })
+                .collect()
+        };
+        let (me, them) = (h(pos.side_to_move()), h(pos.side_to_move().opponent()));
+        let w2 = |j: usize| net.w2[j] as f64 / QB as f64;
+        let b2 = net.b2 as f64 / (QA * QB) as f64;
+        100.0 * (b2 + (0..HIDDEN).map(|j| w2(j) * me[j] + w2(HIDDEN + j) * them[j]).sum::<f64>())
+    }
+
+    #[test]
+    fn incremental_updates_equal_refreshes_and_the_real_network() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+        let mut checked = 0;
+        for name in ["nsolo:8", "tsoro:8", "tsoro:21,heads=1", "nsolo:36"] {
+            let ruleset: Ruleset = name.parse().unwrap();
+            let (net, w1, b1, w2, b2) = random_net(ruleset, 9);
+            let unquantised = |pos: &Position, w1: &[f32], b1: &[f32], w2: &[f32], b2: f32| -> f32 {
+                let h = |view: Side| -> Vec<f32> {
+                    let mut f = Vec::new();
+                    active(pos, view, &mut f);
+                    (0..HIDDEN)
+                        .map(|j| (b1[j] + f.iter().map(|&i| w1[i * HIDDEN + j]).sum::<f32>()).clamp(0.0, 1.0))
+                        .collect()
+                };
+                let (me, them) = (h(pos.side_to_move()), h(pos.side_to_move().opponent()));
+                100.0 * (b2 + (0..HIDDEN).map(|j| w2[j] * me[j] + w2[HIDDEN + j] * them[j]).sum::<f32>())
+            };
+            for _ in 0..3 {
+                let mut pos = Position::start(ruleset);
+                let mut acc = net.refresh(&pos);
+                while let Some(t) = crate::random_turn(&pos, &mut rng) {
+                    let child = pos.play(&t).unwrap();
+                    let mut next = Accumulator::default();
+                    net.update(&acc, &pos, &child, &mut next);
+                    assert_eq!(next, net.refresh(&child), "{child}");
+                    let q = net.output(&next, child.side_to_move());
+                    // The integer score is the real one rounded towards zero.
+                    assert_eq!(q, plain(&child, &net).trunc() as i32, "{child}");
+                    // Rounding the weights to 1/255 and 1/64 moves the score only a little.
+                    let real = unquantised(&child, &w1, &b1, &w2, b2);
+                    assert!((q as f32 - real).abs() <= 15.0 + 0.05 * real.abs(), "{q} vs {real} at {child}");
+                    (pos, acc) = (child, next);
+                    checked += 1;
+                    if rng.random_bool(0.01) {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(checked > 200, "{checked}");
+    }
+
+    #[test]
+    fn files_round_trip_and_bad_files_are_refused() {
+        let ruleset: Ruleset = "tsoro:6".parse().unwrap();
+        let (net, ..) = random_net(ruleset, 1);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
+        assert_eq!(Network::from_bytes(b"hello"), Err(NetError::BadHeader));
+        assert!(matches!(Network::from_bytes(&bytes[..bytes.len() - 1]), Err(NetError::BadLength { .. })));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(Network::from_bytes(&longer), Err(NetError::BadLength { .. })));
+        let mut bad = bytes.clone();
+        bad[18] = b'x'; // "tsoro:6" becomes "xsoro:6"
+        assert_eq!(Network::from_bytes(&bad), Err(NetError::BadRuleset("xsoro:6".into())));
+        assert!(matches!(
+            Network::from_float(ruleset, &[0.0; 3], &[0.0; HIDDEN], &[0.0; 2 * HIDDEN], 0.0),
+            Err(NetError::BadShape { layer: "w1", .. })
+        ));
+        let w1 = vec![0.0; inputs(6) * HIDDEN];
+        assert!(matches!(
+            Network::from_float(ruleset, &w1, &[1e9; HIDDEN], &[0.0; 2 * HIDDEN], 0.0),
+            Err(NetError::OutOfRange { layer: "b1", .. })
+        ));
+        assert!(net.fits("tsoro:6,heads=0".parse().unwrap()));
+        assert!(!net.fits("tsoro:7".parse().unwrap()));
+        assert!(!net.fits("nsolo:8".parse().unwrap()));
+    }
+}
