@@ -35,6 +35,7 @@ use crate::clock::Instant;
 
 use matombo_core::{Position, Ruleset, Token};
 use matombo_egtb::Tables;
+use nnue::Network;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -266,6 +267,8 @@ pub struct Engine {
     weights: Option<Weights>,
     /// Endgame tables the search probes (of one ruleset; other rulesets search as usual).
     tables: Option<Arc<Tables>>,
+    /// A network that evaluates instead of the weights on the board it was trained for.
+    net: Option<Arc<Network>>,
 }
 
 impl Engine {
@@ -276,6 +279,7 @@ impl Engine {
             tt: Table::with_mib(DEFAULT_HASH_MIB),
             weights: None,
             tables: None,
+            net: None,
         }
     }
 
@@ -286,6 +290,7 @@ impl Engine {
             tt: Table::with_mib(DEFAULT_HASH_MIB),
             weights: Some(weights),
             tables: None,
+            net: None,
         }
     }
 
@@ -312,6 +317,19 @@ impl Engine {
         self.tables = Some(tables);
         self.tt = Table::with_mib(self.tt.mib());
         self
+    }
+
+    /// This engine evaluating with `net` on the board it was trained for ([`Network::fits`]);
+    /// other boards keep the weights.
+    pub fn with_net(mut self, net: Arc<Network>) -> Engine {
+        self.net = Some(net);
+        self.tt = Table::with_mib(self.tt.mib());
+        self
+    }
+
+    /// The network this engine evaluates with, if any.
+    pub fn net(&self) -> Option<&Network> {
+        self.net.as_deref()
     }
 
     /// The endgame tables this engine probes.
@@ -395,6 +413,10 @@ impl Engine {
         let weights = self.weights_for(pos);
         let mut s = Searcher::new(&mut self.tt, weights, stop, pos);
         s.tables = self.tables.as_deref().filter(|t| t.ruleset() == pos.ruleset());
+        s.net = self.net.as_deref().filter(|n| n.fits(pos.ruleset()));
+        if let Some(net) = s.net {
+            s.accs = vec![net.refresh(pos); search::MAX_PLY + 2];
+        }
         s.clock = s.clock.with_time(time::search_budget(limits));
         s.node_limit = limits.nodes;
         // Positions since the last capture (equal stone totals), for repetitions.
@@ -434,7 +456,7 @@ impl Engine {
         if moves.len() == 1 && limits.depth.is_none() {
             // A forced turn needs no search.
             let m = &moves[0];
-            let score = -evaluate(&m.child.pos, &weights);
+            let score = -s.static_eval(&m.child.pos);
             s.nodes += 1;
             let r = SearchResult {
                 best: token(m),

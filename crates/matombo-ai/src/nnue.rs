@@ -293,6 +293,17 @@ impl Network {
     }
 }
 
+/// Random real weights of a network for `ruleset`'s board (for tests).
+#[cfg(test)]
+pub(crate) fn random_weights(ruleset: Ruleset, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f32>, f32) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let w1: Vec<f32> = (0..inputs(ruleset.size()) * HIDDEN).map(|_| rng.random_range(-0.3..0.3)).collect();
+    let b1: Vec<f32> = (0..HIDDEN).map(|_| rng.random_range(0.0..0.5)).collect();
+    let w2: Vec<f32> = (0..2 * HIDDEN).map(|_| rng.random_range(-2.0..2.0)).collect();
+    (w1, b1, w2, 0.25)
+}
+
 /// The hidden layer of one position before clamping, for both points of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Accumulator {
@@ -311,11 +322,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     fn random_net(ruleset: Ruleset, seed: u64) -> (Network, Vec<f32>, Vec<f32>, Vec<f32>, f32) {
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-        let w1: Vec<f32> = (0..inputs(ruleset.size()) * HIDDEN).map(|_| rng.random_range(-0.3..0.3)).collect();
-        let b1: Vec<f32> = (0..HIDDEN).map(|_| rng.random_range(0.0..0.5)).collect();
-        let w2: Vec<f32> = (0..2 * HIDDEN).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let b2 = 0.25;
+        let (w1, b1, w2, b2) = random_weights(ruleset, seed);
         (Network::from_float(ruleset, &w1, &b1, &w2, b2).unwrap(), w1, b1, w2, b2)
     }
 
@@ -407,5 +414,45 @@ mod tests {
         assert!(net.fits("tsoro:6,heads=0".parse().unwrap()));
         assert!(!net.fits("tsoro:7".parse().unwrap()));
         assert!(!net.fits("nsolo:8".parse().unwrap()));
+    }
+
+    #[test]
+    fn searches_evaluate_with_the_network_on_its_board_only() {
+        use crate::{Engine, Limits};
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        let stop = AtomicBool::new(false);
+        for name in ["nsolo:8", "tsoro:8"] {
+            let ruleset: Ruleset = name.parse().unwrap();
+            let (net, ..) = random_net(ruleset, 4);
+            let net = Arc::new(net);
+            let mut engine = Engine::new(1).with_net(net.clone());
+            let mut pos = Position::start(ruleset);
+            for turn in 0..24 {
+                // One turn deep, the score is a child's network score; deeper
+                // searches check every incremental accumulator against a refresh (debug
+                // assertions in the search).
+                let one = Limits { depth: Some(1), ..Limits::default() };
+                let r = Engine::new(1).with_net(net.clone()).search(&pos, one, &stop).unwrap();
+                let best = pos.turns().map(|(_, c)| -net.evaluate(&c)).max().unwrap();
+                // The root weighs a few bonus sets of a capture, not all: at most the
+                // best of every turn, and exactly the network's score of the turn chosen.
+                assert!(r.score <= best, "{pos}");
+                assert_eq!(r.score, -net.evaluate(&pos.play(&r.best).unwrap()), "{pos}");
+                let limits = Limits { depth: Some(4), nodes: Some(20_000), ..Limits::default() };
+                let r = engine.search(&pos, limits, &stop).unwrap();
+                pos = pos.play(&r.best).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+                if !pos.has_legal_turn() {
+                    break;
+                }
+            }
+        }
+        // On another board the engine keeps the weights: the very same search.
+        let (net, ..) = random_net("nsolo:8".parse().unwrap(), 4);
+        let pos = Position::start("tsoro:8".parse().unwrap());
+        let limits = Limits { depth: Some(5), ..Limits::default() };
+        let a = Engine::new(1).with_net(Arc::new(net)).search(&pos, limits, &stop).unwrap();
+        let b = Engine::new(1).search(&pos, limits, &stop).unwrap();
+        assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
     }
 }

@@ -10,6 +10,7 @@ use matombo_egtb::{Tables, Value};
 
 use crate::eval::{evaluate, Weights};
 use crate::gen::{children, children_with, for_each_child, Bonuses, Child};
+use crate::nnue::{Accumulator, Network};
 use crate::time::Deadline;
 use crate::tt::{bound_of, from_tt, to_tt, Entry, Table, BOUND, EXACT, LOWER, TAINT, UPPER};
 
@@ -77,7 +78,7 @@ pub fn unproven_in(score: i32) -> Option<i32> {
         None
     }
 }
-const MAX_PLY: usize = 128;
+pub(crate) const MAX_PLY: usize = 128;
 
 /// Whether `pos` repeats a position of `path` since the last capture (Nsolo's draw).
 fn repeats(path: &[(u64, u32)], pos: &Position) -> bool {
@@ -100,6 +101,10 @@ pub(crate) struct RootMove {
 pub(crate) struct Searcher<'a> {
     pub tt: &'a mut Table,
     pub weights: Weights,
+    /// The network that evaluates instead of `weights`, if any (it fits the board).
+    pub net: Option<&'a Network>,
+    /// With a network: the accumulators of the position at each ply of the current line.
+    pub accs: Vec<Accumulator>,
     pub stop: &'a AtomicBool,
     /// The search's start and time budget.
     pub clock: Deadline,
@@ -136,6 +141,8 @@ impl<'a> Searcher<'a> {
         Searcher {
             tt,
             weights,
+            net: None,
+            accs: Vec::new(),
             stop,
             clock: Deadline::start(),
             node_limit: None,
@@ -232,7 +239,10 @@ impl<'a> Searcher<'a> {
             }
         }
         if depth == 0 || ply >= MAX_PLY {
-            return evaluate(pos, &self.weights);
+            return match self.net {
+                Some(net) => net.output(&self.accs[ply], pos.side_to_move()),
+                None => evaluate(pos, &self.weights),
+            };
         }
         if depth == 1 {
             return self.last_ply(pos, key, alpha, beta, ply);
@@ -252,6 +262,7 @@ impl<'a> Searcher<'a> {
         self.path.push((pos.hash(), pos.total_stones()));
         for (n, &(_, i)) in order.iter().enumerate() {
             let child = &kids[i].pos;
+            self.enter(pos, child, ply);
             let score = if n == 0 {
                 -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
             } else {
@@ -307,6 +318,8 @@ impl<'a> Searcher<'a> {
         self.path.push((pos.hash(), pos.total_stones()));
         let (mut best, mut best_i, mut count) = (-INF, 0u16, 0u16);
         let (path, weights, nsolo, tables) = (&self.path, &self.weights, self.nsolo, self.tables);
+        let net = self.net.map(|net| (net, &self.accs[ply]));
+        let mut scratch = Accumulator::default();
         // A node limit is kept exactly: the children past it are not evaluated.
         let budget = self.node_limit.map_or(u64::MAX, |n| n.saturating_sub(self.nodes));
         let mut over = false;
@@ -321,6 +334,10 @@ impl<'a> Searcher<'a> {
                 0
             } else if let Some(v) = tables.and_then(|t| exact(t, child, ply + 1)) {
                 -v
+            } else if let Some((net, acc)) = net {
+                net.update(acc, pos, child, &mut scratch);
+                debug_assert_eq!(scratch, net.refresh(child), "incremental accumulators of {child}");
+                -net.output(&scratch, child.side_to_move())
             } else {
                 -evaluate(child, weights)
             };
@@ -350,6 +367,25 @@ impl<'a> Searcher<'a> {
         let bound = bound_of(best, alpha, beta) | if self.taint { TAINT } else { 0 };
         self.tt.store(key, Entry { key, score: to_tt(best, ply), best: best_i, depth: 1, bound });
         best
+    }
+
+    /// With a network, sets the accumulators of `child` at `ply + 1` from those of its
+    /// parent `pos` at `ply`.
+    #[inline]
+    pub fn enter(&mut self, pos: &Position, child: &Position, ply: usize) {
+        if let Some(net) = self.net {
+            let (parent, rest) = self.accs.split_at_mut(ply + 1);
+            net.update(&parent[ply], pos, child, &mut rest[0]);
+            debug_assert_eq!(rest[0], net.refresh(child), "incremental accumulators of {child}");
+        }
+    }
+
+    /// The static evaluation of `pos` from scratch (the network's if there is one).
+    pub fn static_eval(&self, pos: &Position) -> i32 {
+        match self.net {
+            Some(net) => net.evaluate(pos),
+            None => evaluate(pos, &self.weights),
+        }
     }
 
     /// Search order: the table's move, then bigger captures, then the history heuristic;
@@ -400,6 +436,7 @@ impl<'a> Searcher<'a> {
         for i in 0..moves.len() {
             let alpha = if top.len() < lines { -INF } else { top[lines - 1] };
             let child = moves[i].child.pos.clone();
+            self.enter(pos, &child, 0);
             self.taint = false;
             let score = if alpha == -INF {
                 -self.negamax(&child, depth - 1, -beta, -alpha, 1)

@@ -19,6 +19,7 @@ use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use matombo_ai::nnue::Network;
 use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MAX_HASH_MIB};
 use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
@@ -47,6 +48,9 @@ pub enum Spec {
         /// Evaluation weights read from a file (`weights=FILE`, as `matombo tune` writes
         /// them); `None`: the game's own.
         weights: Option<matombo_ai::Weights>,
+        /// An evaluation network read from a file (`net=FILE`, as `matombo train net`
+        /// writes it): it evaluates on its board instead of the weights.
+        net: Option<std::sync::Arc<Network>>,
         /// The spec as written.
         text: String,
     },
@@ -110,6 +114,7 @@ impl FromStr for Spec {
         let mut hash_mib = DEFAULT_HASH_MIB;
         let mut egtb = false;
         let mut weights = None;
+        let mut net = None;
         for (i, part) in s.split(',').enumerate() {
             let part = part.trim();
             if i == 0 {
@@ -124,13 +129,19 @@ impl FromStr for Spec {
             }
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 format!(
-                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb, weights=FILE"
+                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb, weights=FILE, net=FILE"
                 )
             })?;
             if k == "weights" {
                 let text = std::fs::read_to_string(v).map_err(|e| format!("cannot read weights file {v:?}: {e}"))?;
                 let w = crate::tuning::parse_weights(&text).map_err(|e| format!("bad weights file {v:?}: {e:#}"))?;
                 weights = Some(w);
+                continue;
+            }
+            if k == "net" {
+                let bytes = std::fs::read(v).map_err(|e| format!("cannot read network file {v:?}: {e}"))?;
+                let n = Network::from_bytes(&bytes).map_err(|e| format!("bad network file {v:?}: {e}"))?;
+                net = Some(std::sync::Arc::new(n));
                 continue;
             }
             let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
@@ -146,7 +157,21 @@ impl FromStr for Spec {
                 }
             }
         }
-        Ok(Spec::Search { level, limits, hash_mib, egtb, weights, text: s.to_string() })
+        Ok(Spec::Search { level, limits, hash_mib, egtb, weights, net, text: s.to_string() })
+    }
+}
+
+impl Spec {
+    /// An error if the spec's network (`net=FILE`) was trained for another board than
+    /// `ruleset`'s: it would silently fall back to the weights.
+    pub fn check_net(&self, ruleset: Ruleset) -> Result<(), String> {
+        match self {
+            Spec::Search { net: Some(net), text, .. } if !net.fits(ruleset) => Err(format!(
+                "the network of {text:?} is trained for {}, not for {ruleset} (a network evaluates one game on one board size)",
+                net.ruleset()
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -175,11 +200,14 @@ impl Player {
             Spec::Mcts { config, .. } => Some(Mcts::with_config(seed, *config)),
             _ => None,
         };
-        let (hash_mib, weights) = match spec {
-            Spec::Search { hash_mib, weights, .. } => (*hash_mib, *weights),
-            _ => (DEFAULT_HASH_MIB, None),
+        let (hash_mib, weights, net) = match spec {
+            Spec::Search { hash_mib, weights, net, .. } => (*hash_mib, *weights, net.clone()),
+            _ => (DEFAULT_HASH_MIB, None, None),
         };
-        let engine = weights.map_or_else(|| Engine::new(seed), |w| Engine::with_weights(seed, w));
+        let mut engine = weights.map_or_else(|| Engine::new(seed), |w| Engine::with_weights(seed, w));
+        if let Some(net) = net {
+            engine = engine.with_net(net);
+        }
         Player {
             spec: spec.clone(),
             engine: engine.with_hash_mib(hash_mib),
@@ -467,6 +495,32 @@ mod tests {
         assert!(spec.parse::<Spec>().unwrap_err().contains("mobility"));
         std::fs::remove_file(&file).unwrap();
         assert!(spec.parse::<Spec>().unwrap_err().contains("cannot read"));
+    }
+
+    #[test]
+    fn network_specs_read_their_file_and_fit_one_board() {
+        use matombo_ai::nnue::{inputs, HIDDEN};
+        let ruleset: Ruleset = "nsolo:8".parse().unwrap();
+        let w1: Vec<f32> = (0..inputs(8) * HIDDEN).map(|i| (i % 7) as f32 * 0.01).collect();
+        let net = Network::from_float(ruleset, &w1, &[0.5; HIDDEN], &[0.25; 2 * HIDDEN], -1.0).unwrap();
+        let file = std::env::temp_dir().join(format!("matombo-spec-net-{}.nnue", std::process::id()));
+        std::fs::write(&file, net.to_bytes()).unwrap();
+        let spec: Spec = format!("nodes=300,net={}", file.display()).parse().unwrap();
+        let Spec::Search { net: Some(read), limits, .. } = &spec else { panic!("{spec:?}") };
+        assert_eq!((**read == net, limits.nodes), (true, Some(300)));
+        assert_eq!(spec.check_net(ruleset), Ok(()));
+        let err = spec.check_net("tsoro:8".parse().unwrap()).unwrap_err();
+        assert!(err.contains("trained for nsolo:8, not for tsoro:8"), "{err}");
+        // The player searches with it: a legal turn.
+        let game = Game::new(Position::start(ruleset));
+        let turn = Player::new(&spec, 1).choose(&game).unwrap();
+        assert!(game.position().play(&turn).is_ok());
+        std::fs::write(&file, b"not a network").unwrap();
+        let err = format!("net={}", file.display()).parse::<Spec>().unwrap_err();
+        assert!(err.contains("bad network file") && err.contains("MATOMBO-NNUE"), "{err}");
+        std::fs::remove_file(&file).unwrap();
+        let err = format!("net={}", file.display()).parse::<Spec>().unwrap_err();
+        assert!(err.contains("cannot read network file"), "{err}");
     }
 
     #[test]

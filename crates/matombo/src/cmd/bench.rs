@@ -2,8 +2,11 @@
 //! search's node-count signature (`matombo_ai::bench`).
 
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+use matombo_ai::nnue::Network;
 use matombo_core::{random_playout, Position, Ruleset};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -12,7 +15,7 @@ use serde::Serialize;
 /// Arguments of `matombo bench`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  matombo bench\n  matombo bench --seconds 3 --json\n  matombo bench --ruleset tsoro:8 --ruleset nsolo:36\n  matombo bench --signature"
+    after_help = "Examples:\n  matombo bench\n  matombo bench --seconds 3 --json\n  matombo bench --ruleset tsoro:8 --ruleset nsolo:36\n  matombo bench --signature\n  matombo bench --net nsolo8.nnue"
 )]
 pub struct Args {
     /// Rulesets to measure (default: tsoro:8, tsoro:21, nsolo:8, nsolo:36).
@@ -34,6 +37,10 @@ pub struct Args {
     /// fixed position set; it changes exactly when what the search does changes).
     #[arg(long)]
     pub signature: bool,
+    /// Search with the evaluation network of this file (as `matombo train net` writes it)
+    /// on its board; the default rulesets become that board alone.
+    #[arg(long, value_name = "FILE", conflicts_with = "signature")]
+    pub net: Option<std::path::PathBuf>,
 }
 
 /// The signature as `--signature --json` prints it.
@@ -72,7 +79,7 @@ fn perft_depth(r: Ruleset) -> u32 {
     }
 }
 
-fn measure(r: Ruleset, args: &Args) -> Row {
+fn measure(r: Ruleset, args: &Args, net: Option<&Arc<Network>>) -> Row {
     let start = Position::start(r);
     let budget = Duration::from_secs_f64(args.seconds);
     let mut rng = SmallRng::seed_from_u64(args.seed);
@@ -91,7 +98,11 @@ fn measure(r: Ruleset, args: &Args) -> Row {
     let perft_secs = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
     let limits = matombo_ai::Limits { time: Some(budget), depth: None, nodes: None };
-    let result = matombo_ai::Engine::new(args.seed).search(&start, limits, &AtomicBool::new(false));
+    let mut engine = matombo_ai::Engine::new(args.seed);
+    if let Some(net) = net.filter(|n| n.fits(r)) {
+        engine = engine.with_net(net.clone());
+    }
+    let result = engine.search(&start, limits, &AtomicBool::new(false));
     let search_secs = t2.elapsed().as_secs_f64();
     Row {
         ruleset: r.to_string(),
@@ -118,7 +129,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let names = if args.rulesets.is_empty() {
+    let net = match &args.net {
+        Some(path) => {
+            let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            Some(Arc::new(Network::from_bytes(&bytes).with_context(|| format!("bad network file {}", path.display()))?))
+        }
+        None => None,
+    };
+    let names = if let (Some(net), true) = (&net, args.rulesets.is_empty()) {
+        vec![net.ruleset().to_string()]
+    } else if args.rulesets.is_empty() {
         vec!["tsoro:8".to_string(), "tsoro:21".into(), "nsolo:8".into(), "nsolo:36".into()]
     } else {
         args.rulesets.clone()
@@ -137,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for r in rulesets {
         bar.set_message(r.to_string());
-        rows.push(measure(r, &args));
+        rows.push(measure(r, &args, net.as_ref()));
         bar.inc(1);
     }
     bar.finish_and_clear();

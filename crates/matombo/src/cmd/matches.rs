@@ -37,7 +37,8 @@ Examples:
 
 A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb;
 one written with `weights=FILE` evaluates with the weights of FILE (as `matombo tune` writes
-them) instead of the game's own.
+them) instead of the game's own, and one written with `net=FILE` with the network of FILE (as
+`matombo train net` writes it; it must be trained for the match's game and board size).
 
 With --positions FILE the games start from the file's positions instead (one a line, the
 ruleset taken from them; `#` starts a comment), each played twice with colours swapped,
@@ -141,6 +142,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let given = args.positions.as_deref().map(read_positions).transpose()?;
     if let Some(p) = &given {
         config.ruleset = p[0].ruleset();
+    }
+    for spec in [&config.first, &config.second] {
+        spec.check_net(config.ruleset).map_err(anyhow::Error::msg)?;
     }
     let games = given.as_ref().map_or(args.games.div_ceil(2) * 2, |p| p.len() * 2);
     // Before the records file is created: a failure here leaves nothing behind.
