@@ -40,13 +40,10 @@ const VERSION: u32 = 1;
 /// The bucket of a hole of `c` stones, `None` for an empty hole.
 #[inline]
 pub fn bucket(c: u16) -> Option<usize> {
-    match c {
-        0 => None,
-        1..=6 => Some(c as usize - 1),
-        7..=9 => Some(6),
-        10..=14 => Some(7),
-        _ => Some(8),
-    }
+    // A table rather than a match: the search asks for every hole a turn changed.
+    const TABLE: [u8; 16] = [u8::MAX, 0, 1, 2, 3, 4, 5, 6, 6, 6, 7, 7, 7, 7, 7, 8];
+    let b = TABLE[c.min(15) as usize];
+    (b != u8::MAX).then_some(b as usize)
 }
 
 /// Number of inputs of a network for boards of `size` holes a row.
@@ -97,6 +94,14 @@ pub enum NetError {
         layer: &'static str,
         /// The weight.
         value: f32,
+    },
+    /// A hidden unit's weights could add up past the accumulators' 16-bit integers.
+    #[error("hidden unit {unit}'s weights can add up to {bound}, past the accumulators' limit {}", i16::MAX)]
+    AccumulatorRange {
+        /// The unit.
+        unit: usize,
+        /// The largest sum its weights can reach.
+        bound: i32,
     },
     /// The weights given do not have the sizes of the board's network.
     #[error("{layer} has {found} weights where {expected} were expected")]
@@ -152,16 +157,38 @@ impl Network {
             return Err(NetError::BadShape { layer: "w1", expected, found: w1.len() });
         }
         let b2q = (b2 * (QA * QB) as f32).round();
-        if !b2q.is_finite() || b2q.abs() > 1e9 {
+        if !b2q.is_finite() || b2q.abs() > (1u32 << 30) as f32 {
             return Err(NetError::OutOfRange { layer: "b2", value: b2 });
         }
-        Ok(Network {
+        Network {
             ruleset,
             w1: quantise::<0>("w1", w1, QA as f32)?,
             b1: quantise::<HIDDEN>("b1", b1, QA as f32)?.try_into().expect("length checked"),
             w2: quantise::<{ 2 * HIDDEN }>("w2", w2, QB as f32)?.try_into().expect("length checked"),
             b2: b2q as i32,
-        })
+        }
+        .checked()
+    }
+
+    /// The network if no accumulator can overflow: for every hidden unit, its bias and
+    /// the largest weight of each hole (a hole has one bucket at a time) add up within `i16`.
+    fn checked(self) -> Result<Network, NetError> {
+        let holes = 2 * 2 * self.ruleset.size();
+        for unit in 0..HIDDEN {
+            let worst: i32 = (0..holes)
+                .map(|h| {
+                    (0..BUCKETS).map(|b| (self.w1[(h * BUCKETS + b) * HIDDEN + unit] as i32).abs()).max().unwrap_or(0)
+                })
+                .sum();
+            let bound = worst + (self.b1[unit] as i32).abs();
+            if bound > i16::MAX as i32 {
+                return Err(NetError::AccumulatorRange { unit, bound });
+            }
+        }
+        if self.b2.unsigned_abs() > 1 << 30 {
+            return Err(NetError::OutOfRange { layer: "b2", value: self.b2 as f32 / (QA * QB) as f32 });
+        }
+        Ok(self)
     }
 
     /// The board the network was trained for (its game and size are what count).
@@ -176,13 +203,11 @@ impl Network {
 
     /// The accumulators of `pos`, computed from scratch.
     pub fn refresh(&self, pos: &Position) -> Accumulator {
-        let mut acc = Accumulator { v: [[0; HIDDEN]; 2] };
+        let mut acc = Accumulator::default();
         let n = pos.ruleset().size();
         for view in [Side::South, Side::North] {
             let a = &mut acc.v[view.index()];
-            for (x, &b) in a.iter_mut().zip(&self.b1) {
-                *x = b as i32;
-            }
+            *a = self.b1;
             for side in [Side::South, Side::North] {
                 for (t, &c) in pos.track(side).iter().enumerate() {
                     if let Some(b) = bucket(c) {
@@ -194,17 +219,41 @@ impl Network {
         acc
     }
 
+    /// Input `f`'s weights into the hidden layer (a fixed-size row, so that the loops
+    /// over it compile to vector instructions).
     #[inline]
-    fn add(&self, a: &mut [i32; HIDDEN], f: usize) {
-        for (x, &w) in a.iter_mut().zip(&self.w1[f * HIDDEN..(f + 1) * HIDDEN]) {
-            *x += w as i32;
+    fn row(&self, f: usize) -> &[i16; HIDDEN] {
+        self.w1[f * HIDDEN..(f + 1) * HIDDEN].try_into().expect("a row is HIDDEN long")
+    }
+
+    // No overflow in these: `checked` bounds every sum a position can make, and the
+    // wrapping operations give that sum whatever the order.
+    #[inline]
+    fn add(&self, a: &mut [i16; HIDDEN], f: usize) {
+        let w = self.row(f);
+        for i in 0..HIDDEN {
+            a[i] = a[i].wrapping_add(w[i]);
         }
     }
 
+    /// Moves one hole from bucket `old` to bucket `new` (either may be none: empty).
     #[inline]
-    fn sub(&self, a: &mut [i32; HIDDEN], f: usize) {
-        for (x, &w) in a.iter_mut().zip(&self.w1[f * HIDDEN..(f + 1) * HIDDEN]) {
-            *x -= w as i32;
+    fn replace(&self, a: &mut [i16; HIDDEN], old: Option<usize>, new: Option<usize>) {
+        match (old, new) {
+            (Some(o), Some(n)) => {
+                let (wo, wn) = (self.row(o), self.row(n));
+                for i in 0..HIDDEN {
+                    a[i] = a[i].wrapping_add(wn[i].wrapping_sub(wo[i]));
+                }
+            }
+            (Some(o), None) => {
+                let w = self.row(o);
+                for i in 0..HIDDEN {
+                    a[i] = a[i].wrapping_sub(w[i]);
+                }
+            }
+            (None, Some(n)) => self.add(a, n),
+            (None, None) => {}
         }
     }
 
@@ -215,18 +264,16 @@ impl Network {
         let n = child.ruleset().size();
         for side in [Side::South, Side::North] {
             for (t, (&c0, &c1)) in parent.track(side).iter().zip(child.track(side)).enumerate() {
+                if c0 == c1 {
+                    continue;
+                }
                 let (b0, b1) = (bucket(c0), bucket(c1));
                 if b0 == b1 {
                     continue;
                 }
                 for view in [Side::South, Side::North] {
-                    let a = &mut to.v[view.index()];
-                    if let Some(b) = b0 {
-                        self.sub(a, feature(view, side, t, b, n));
-                    }
-                    if let Some(b) = b1 {
-                        self.add(a, feature(view, side, t, b, n));
-                    }
+                    let f = |b: usize| feature(view, side, t, b, n);
+                    self.replace(&mut to.v[view.index()], b0.map(f), b1.map(f));
                 }
             }
         }
@@ -237,12 +284,13 @@ impl Network {
     #[inline]
     pub fn output(&self, acc: &Accumulator, mover: Side) -> i32 {
         let (me, them) = (&acc.v[mover.index()], &acc.v[mover.opponent().index()]);
-        let mut sum = self.b2 as i64;
-        for (j, (&a, &b)) in me.iter().zip(them).enumerate() {
-            sum += self.w2[j] as i64 * a.clamp(0, QA) as i64;
-            sum += self.w2[HIDDEN + j] as i64 * b.clamp(0, QA) as i64;
+        // At most 2·HIDDEN · 32767 · 255 ≈ 5.3e8 plus |b2| ≤ 2^30: within i32.
+        let (w_me, w_them) = self.w2.split_at(HIDDEN);
+        let mut sum = 0i32;
+        for ((&a, &b), (&wa, &wb)) in me.iter().zip(them).zip(w_me.iter().zip(w_them)) {
+            sum += wa as i32 * (a as i32).clamp(0, QA) + wb as i32 * (b as i32).clamp(0, QA);
         }
-        (sum * 100 / (QA * QB) as i64) as i32
+        ((sum + self.b2) as i64 * 100 / (QA * QB) as i64) as i32
     }
 
     /// Evaluates `pos` from scratch, in hundredths of a stone for the side to move.
@@ -289,7 +337,7 @@ impl Network {
             *x = ints.next().expect("length checked");
         }
         let b2 = i32::from_le_bytes(bytes[expected - 4..].try_into().expect("four bytes"));
-        Ok(Network { ruleset, w1, b1, w2, b2 })
+        Network { ruleset, w1, b1, w2, b2 }.checked()
     }
 }
 
@@ -307,7 +355,7 @@ pub(crate) fn random_weights(ruleset: Ruleset, seed: u64) -> (Vec<f32>, Vec<f32>
 /// The hidden layer of one position before clamping, for both points of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Accumulator {
-    v: [[i32; HIDDEN]; 2],
+    v: [[i16; HIDDEN]; 2],
 }
 
 impl Default for Accumulator {
@@ -389,6 +437,20 @@ mod tests {
     }
 
     #[test]
+    fn buckets_are_the_documented_ranges() {
+        let expected = |c: u16| match c {
+            0 => None,
+            1..=6 => Some(c as usize - 1),
+            7..=9 => Some(6),
+            10..=14 => Some(7),
+            _ => Some(8),
+        };
+        for c in 0..=600 {
+            assert_eq!(bucket(c), expected(c), "{c}");
+        }
+    }
+
+    #[test]
     fn files_round_trip_and_bad_files_are_refused() {
         let ruleset: Ruleset = "tsoro:6".parse().unwrap();
         let (net, ..) = random_net(ruleset, 1);
@@ -411,6 +473,15 @@ mod tests {
             Network::from_float(ruleset, &w1, &[1e9; HIDDEN], &[0.0; 2 * HIDDEN], 0.0),
             Err(NetError::OutOfRange { layer: "b1", .. })
         ));
+        // Weights that could push an accumulator past 16 bits are refused.
+        let mut big = vec![0.0; inputs(6) * HIDDEN];
+        for h in 0..24 {
+            big[(h * BUCKETS + 2) * HIDDEN + 5] = 6.0; // 24 holes × 6.0 × 255 > 32767
+        }
+        assert_eq!(
+            Network::from_float(ruleset, &big, &[0.0; HIDDEN], &[0.0; 2 * HIDDEN], 0.0),
+            Err(NetError::AccumulatorRange { unit: 5, bound: 24 * 1530 })
+        );
         assert!(net.fits("tsoro:6,heads=0".parse().unwrap()));
         assert!(!net.fits("tsoro:7".parse().unwrap()));
         assert!(!net.fits("nsolo:8".parse().unwrap()));
