@@ -329,3 +329,71 @@ struct EpochOut {
     train_loss: f64,
     validation_loss: f64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    fn args(line: &[&str]) -> Result<Command, clap::Error> {
+        Cli::try_parse_from(std::iter::once("train").chain(line.iter().copied())).map(|c| c.command)
+    }
+
+    fn error(line: &[&str]) -> String {
+        match args(line).unwrap() {
+            Command::Data(a) => check_data(&a).unwrap_err().to_string(),
+            Command::Net(a) => check_net(&a).unwrap_err().to_string(),
+        }
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        let Command::Data(ok) = args(&["data", "--out", "d.tsv"]).unwrap() else { panic!() };
+        assert_eq!(check_data(&ok).unwrap().nodes, Some(3000));
+        let Command::Data(ok) = args(&["data", "--out", "d.tsv", "--depth", "3"]).unwrap() else { panic!() };
+        assert_eq!(check_data(&ok).unwrap().depth, Some(3));
+        let bad = |line: &[&str], word: &str| {
+            let e = error(line);
+            assert!(e.contains(word), "{line:?}: {e}");
+        };
+        bad(&["data", "--out", "d.tsv", "--games", "0"], "--games");
+        bad(&["data", "--out", "d.tsv", "--threads", "0"], "--threads");
+        bad(&["data", "--out", "d.tsv", "--nodes", "0"], "--nodes");
+        bad(&["data", "--out", "d.tsv", "--depth", "31"], "--depth");
+        bad(&["data", "--out", "d.tsv", "--max-turns", "0"], "--max-turns");
+        bad(&["data", "--out", "/nonexistent-dir/d.tsv"], "does not exist");
+        bad(&["data", "--out", "/"], "directory");
+        // The dataset must exist; the crate's manifest stands in for one.
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let net = |extra: &[&str]| {
+            let mut line = vec!["net", "--data", data, "--out", "n.nnue"];
+            line.extend_from_slice(extra);
+            line.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let with = |extra: &[&str], word: &str| {
+            let line = net(extra);
+            bad(&line.iter().map(String::as_str).collect::<Vec<_>>(), word);
+        };
+        with(&["--epochs", "0"], "--epochs");
+        with(&["--lr", "0"], "--lr");
+        with(&["--lr", "NaN"], "--lr");
+        with(&["--lr", "2"], "--lr");
+        with(&["--lambda", "1.5"], "--lambda");
+        with(&["--lambda=-0.1"], "--lambda");
+        with(&["--batch", "0"], "--batch");
+        bad(&["net", "--data", "/nonexistent.tsv", "--out", "n.nnue"], "not a file");
+        bad(&["net", "--data", data, "--out", "/nonexistent-dir/n.nnue"], "does not exist");
+        // Clap rejects what is missing or contradictory.
+        assert!(args(&["data"]).is_err());
+        assert!(args(&["net", "--out", "n.nnue"]).is_err());
+        assert!(args(&["data", "--out", "d.tsv", "--nodes", "10", "--depth", "2"]).is_err());
+        assert!(args(&["data", "--out", "d.tsv", "--ruleset", "chess"]).is_err());
+        assert!(args(&["fit"]).is_err());
+    }
+}
