@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod arena;
+pub mod nnue;
 mod openings;
 mod pool;
 pub mod puzzles;

@@ -87,7 +87,13 @@ pub fn error(samples: &[Sample], w: &[i32; FEATURES], k: f64) -> f64 {
 /// The scale K minimising [`error`] for `w`: a golden-section search over log K (the
 /// error is unimodal in K for a fixed evaluation).
 pub fn fit_scale(samples: &[Sample], w: &[i32; FEATURES]) -> f64 {
-    let f = |x: f64| error(samples, w, x.exp());
+    golden_section(|k| error(samples, w, k))
+}
+
+/// The K in 1e-6..1 minimising `error(K)`, which must be unimodal: a golden-section search
+/// over log K.
+pub fn golden_section(error: impl Fn(f64) -> f64) -> f64 {
+    let f = |x: f64| error(x.exp());
     let (mut lo, mut hi) = ((1e-6f64).ln(), (1.0f64).ln());
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut a, mut b) = (hi - g * (hi - lo), lo + g * (hi - lo));

@@ -51,6 +51,9 @@ enum Command {
     Attack(cmd::attack::Args),
     /// Tune the evaluation weights by self-play (SPSA), or check weights in a match.
     Tune(cmd::tune::Args),
+    /// The NNUE-style network: self-play data for it, and its training.
+    #[command(subcommand)]
+    Train(cmd::train::Command),
     /// Endgame tables: build, check and probe exact values of positions with few stones.
     #[command(subcommand)]
     Egtb(cmd::egtb::Command),
@@ -105,6 +108,7 @@ fn main() -> std::process::ExitCode {
         Command::Loadtest(a) => cmd::loadtest::run(a),
         Command::Attack(a) => cmd::attack::run(a),
         Command::Tune(a) => cmd::tune::run(a),
+        Command::Train(a) => cmd::train::run(a),
         Command::Egtb(a) => cmd::egtb::run(a),
         Command::Solve(a) => cmd::solve::run(a),
         Command::Puzzles(a) => cmd::puzzles::run(a),

@@ -19,6 +19,7 @@ pub mod serve;
 pub mod show;
 pub mod site;
 pub mod solve;
+pub mod train;
 pub mod tune;
 pub mod turns;
 
