@@ -267,30 +267,53 @@ pub struct Engine {
     weights: Option<Weights>,
     /// Endgame tables the search probes (of one ruleset; other rulesets search as usual).
     tables: Option<Arc<Tables>>,
-    /// A network that evaluates instead of the weights on the board it was trained for.
-    net: Option<Arc<Network>>,
+    /// Which network evaluates instead of the weights.
+    net: NetChoice,
+}
+
+/// The network an engine evaluates with.
+#[derive(Clone)]
+enum NetChoice {
+    /// The built-in network of the board, if it has one ([`nnue::builtin`]).
+    Builtin,
+    /// This network on the board it was trained for.
+    Given(Arc<Network>),
+    /// None: the weights.
+    Off,
+}
+
+impl NetChoice {
+    fn for_board(&self, ruleset: Ruleset) -> Option<&Network> {
+        match self {
+            NetChoice::Builtin => nnue::builtin(ruleset),
+            NetChoice::Given(net) => Some(&**net).filter(|n| n.fits(ruleset)),
+            NetChoice::Off => None,
+        }
+    }
 }
 
 impl Engine {
-    /// A new engine seeded with `seed`, evaluating each game with its tuned weights.
+    /// A new engine seeded with `seed`, evaluating each board with its built-in network if
+    /// it has one ([`nnue::builtin`]), else with the game's tuned weights.
     pub fn new(seed: u64) -> Engine {
         Engine {
             rng: SmallRng::seed_from_u64(seed),
             tt: Table::with_mib(DEFAULT_HASH_MIB),
             weights: None,
             tables: None,
-            net: None,
+            net: NetChoice::Builtin,
         }
     }
 
-    /// A new engine that evaluates with `weights` whatever the game (for tuning).
+    /// A new engine that evaluates with `weights` whatever the game, never with a network
+    /// (for tuning).
     pub fn with_weights(seed: u64, weights: Weights) -> Engine {
         Engine {
             rng: SmallRng::seed_from_u64(seed),
             tt: Table::with_mib(DEFAULT_HASH_MIB),
             weights: Some(weights),
             tables: None,
-            net: None,
+            net: NetChoice::Off,
         }
     }
 
@@ -322,14 +345,22 @@ impl Engine {
     /// This engine evaluating with `net` on the board it was trained for ([`Network::fits`]);
     /// other boards keep the weights.
     pub fn with_net(mut self, net: Arc<Network>) -> Engine {
-        self.net = Some(net);
+        self.net = NetChoice::Given(net);
         self.tt = Table::with_mib(self.tt.mib());
         self
     }
 
-    /// The network this engine evaluates with, if any.
-    pub fn net(&self) -> Option<&Network> {
-        self.net.as_deref()
+    /// This engine evaluating with the weights alone, without the built-in networks (to
+    /// measure a network against them).
+    pub fn without_net(mut self) -> Engine {
+        self.net = NetChoice::Off;
+        self.tt = Table::with_mib(self.tt.mib());
+        self
+    }
+
+    /// The network this engine evaluates `ruleset`'s positions with, if any.
+    pub fn net_for(&self, ruleset: Ruleset) -> Option<&Network> {
+        self.net.for_board(ruleset)
     }
 
     /// The endgame tables this engine probes.
@@ -413,7 +444,7 @@ impl Engine {
         let weights = self.weights_for(pos);
         let mut s = Searcher::new(&mut self.tt, weights, stop, pos);
         s.tables = self.tables.as_deref().filter(|t| t.ruleset() == pos.ruleset());
-        s.net = self.net.as_deref().filter(|n| n.fits(pos.ruleset()));
+        s.net = self.net.for_board(pos.ruleset());
         if let Some(net) = s.net {
             s.accs = vec![net.refresh(pos); search::MAX_PLY + 2];
         }

@@ -352,6 +352,27 @@ pub(crate) fn random_weights(ruleset: Ruleset, seed: u64) -> (Vec<f32>, Vec<f32>
     (w1, b1, w2, 0.25)
 }
 
+/// The networks built into matombo, each proved stronger than the weights on its board by an
+/// SPRT match (docs/strength.md, "A learned evaluation"); trained by `matombo train`.
+const BUILTIN: [(&str, &[u8]); 1] = [("nsolo:8", include_bytes!("../nets/nsolo-8.nnue"))];
+
+/// The built-in network of `ruleset`'s board, if it has one: engines evaluate with it
+/// unless given weights or another network.
+pub fn builtin(ruleset: Ruleset) -> Option<&'static Network> {
+    static NETS: std::sync::OnceLock<Vec<Network>> = std::sync::OnceLock::new();
+    let nets = NETS.get_or_init(|| {
+        BUILTIN
+            .iter()
+            .map(|(name, bytes)| {
+                let net = Network::from_bytes(bytes).expect("a built-in network reads back");
+                assert_eq!(net.ruleset().to_string(), *name, "built-in network of the wrong board");
+                net
+            })
+            .collect()
+    });
+    nets.iter().find(|n| n.fits(ruleset))
+}
+
 /// The hidden layer of one position before clamping, for both points of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Accumulator {
@@ -434,6 +455,20 @@ mod tests {
             }
         }
         assert!(checked > 200, "{checked}");
+    }
+
+    #[test]
+    fn the_builtin_networks_read_back_and_fit_their_boards() {
+        let net = builtin("nsolo:8".parse().unwrap()).expect("nsolo:8 has a network");
+        assert!(net.fits("nsolo:8".parse().unwrap()));
+        assert!(builtin("tsoro:8".parse().unwrap()).is_none());
+        assert!(builtin("nsolo:9".parse().unwrap()).is_none());
+        // It knows a stone from none: a side a whole hole of stones up scores better.
+        let a: Position = "nsolo:8 2*7,0/2*8/2*7,0/2*7,0 S".parse().unwrap();
+        let b: Position = "nsolo:8 2*7,0/2*7,0/2*7,0/2*8 S".parse().unwrap();
+        let (up, down) = if a.stones(Side::South) > a.stones(Side::North) { (a, b) } else { (b, a) };
+        assert!(up.stones(Side::South) > up.stones(Side::North) && down.stones(Side::South) < down.stones(Side::North));
+        assert!(net.evaluate(&up) > net.evaluate(&down), "{} {}", net.evaluate(&up), net.evaluate(&down));
     }
 
     #[test]

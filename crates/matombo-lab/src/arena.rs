@@ -48,9 +48,9 @@ pub enum Spec {
         /// Evaluation weights read from a file (`weights=FILE`, as `matombo tune` writes
         /// them); `None`: the game's own.
         weights: Option<matombo_ai::Weights>,
-        /// An evaluation network read from a file (`net=FILE`, as `matombo train net`
-        /// writes it): it evaluates on its board instead of the weights.
-        net: Option<std::sync::Arc<Network>>,
+        /// The evaluation network: the board's built-in one, one read from a file
+        /// (`net=FILE`, as `matombo train net` writes it), or none (`net=none`).
+        net: NetSpec,
         /// The spec as written.
         text: String,
     },
@@ -63,6 +63,17 @@ pub enum Spec {
         /// The spec as written.
         text: String,
     },
+}
+
+/// Which network a search spec evaluates with (the weights where it has none).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetSpec {
+    /// The board's built-in network if it has one (`matombo_ai::nnue::builtin`).
+    Builtin,
+    /// The network of a file (`net=FILE`), on its board only.
+    File(std::sync::Arc<Network>),
+    /// No network: the weights alone (`net=none`).
+    Off,
 }
 
 /// Parses `mcts[,time=MS][,nodes=N][,c=X][,playout=T][,scale=S][,prior=V][,mm=A]`.
@@ -114,7 +125,7 @@ impl FromStr for Spec {
         let mut hash_mib = DEFAULT_HASH_MIB;
         let mut egtb = false;
         let mut weights = None;
-        let mut net = None;
+        let mut net = NetSpec::Builtin;
         for (i, part) in s.split(',').enumerate() {
             let part = part.trim();
             if i == 0 {
@@ -129,7 +140,7 @@ impl FromStr for Spec {
             }
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 format!(
-                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb, weights=FILE, net=FILE"
+                    "bad engine spec {s:?}: expected random, greedy, a level (beginner..max) or time=MS, depth=D, nodes=N, hash=MIB, egtb, weights=FILE, net=FILE or net=none"
                 )
             })?;
             if k == "weights" {
@@ -138,10 +149,14 @@ impl FromStr for Spec {
                 weights = Some(w);
                 continue;
             }
+            if k == "net" && v == "none" {
+                net = NetSpec::Off;
+                continue;
+            }
             if k == "net" {
                 let bytes = std::fs::read(v).map_err(|e| format!("cannot read network file {v:?}: {e}"))?;
                 let n = Network::from_bytes(&bytes).map_err(|e| format!("bad network file {v:?}: {e}"))?;
-                net = Some(std::sync::Arc::new(n));
+                net = NetSpec::File(std::sync::Arc::new(n));
                 continue;
             }
             let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
@@ -166,7 +181,7 @@ impl Spec {
     /// `ruleset`'s: it would silently fall back to the weights.
     pub fn check_net(&self, ruleset: Ruleset) -> Result<(), String> {
         match self {
-            Spec::Search { net: Some(net), text, .. } if !net.fits(ruleset) => Err(format!(
+            Spec::Search { net: NetSpec::File(net), text, .. } if !net.fits(ruleset) => Err(format!(
                 "the network of {text:?} is trained for {}, not for {ruleset} (a network evaluates one game on one board size)",
                 net.ruleset()
             )),
@@ -202,11 +217,13 @@ impl Player {
         };
         let (hash_mib, weights, net) = match spec {
             Spec::Search { hash_mib, weights, net, .. } => (*hash_mib, *weights, net.clone()),
-            _ => (DEFAULT_HASH_MIB, None, None),
+            _ => (DEFAULT_HASH_MIB, None, NetSpec::Builtin),
         };
         let mut engine = weights.map_or_else(|| Engine::new(seed), |w| Engine::with_weights(seed, w));
-        if let Some(net) = net {
-            engine = engine.with_net(net);
+        match net {
+            NetSpec::Builtin => {}
+            NetSpec::File(net) => engine = engine.with_net(net),
+            NetSpec::Off => engine = engine.without_net(),
         }
         Player {
             spec: spec.clone(),
@@ -506,7 +523,7 @@ mod tests {
         let file = std::env::temp_dir().join(format!("matombo-spec-net-{}.nnue", std::process::id()));
         std::fs::write(&file, net.to_bytes()).unwrap();
         let spec: Spec = format!("nodes=300,net={}", file.display()).parse().unwrap();
-        let Spec::Search { net: Some(read), limits, .. } = &spec else { panic!("{spec:?}") };
+        let Spec::Search { net: NetSpec::File(read), limits, .. } = &spec else { panic!("{spec:?}") };
         assert_eq!((**read == net, limits.nodes), (true, Some(300)));
         assert_eq!(spec.check_net(ruleset), Ok(()));
         let err = spec.check_net("tsoro:8".parse().unwrap()).unwrap_err();
@@ -515,6 +532,8 @@ mod tests {
         let game = Game::new(Position::start(ruleset));
         let turn = Player::new(&spec, 1).choose(&game).unwrap();
         assert!(game.position().play(&turn).is_ok());
+        assert!(matches!("hard".parse::<Spec>().unwrap(), Spec::Search { net: NetSpec::Builtin, .. }));
+        assert!(matches!("hard,net=none".parse::<Spec>().unwrap(), Spec::Search { net: NetSpec::Off, .. }));
         std::fs::write(&file, b"not a network").unwrap();
         let err = format!("net={}", file.display()).parse::<Spec>().unwrap_err();
         assert!(err.contains("bad network file") && err.contains("MATOMBO-NNUE"), "{err}");

@@ -49,6 +49,24 @@ pub struct Sample {
 /// with the number of games done after each one ends. The result does not depend on the
 /// number of threads.
 pub fn self_play(config: &TuneConfig, games: usize, mut on_game: impl FnMut(usize)) -> Vec<Sample> {
+    let mut all = Vec::new();
+    self_play_each(config, games, |done, samples| {
+        all.extend(samples);
+        on_game(done);
+        Ok::<_, std::convert::Infallible>(())
+    })
+    .expect("collecting a game cannot fail");
+    all
+}
+
+/// The samples of [`self_play`] handed to `on_game` a game at a time, in the games' order
+/// (with the number of games finished so far), so that a caller can write them as they come
+/// instead of holding a million positions; an error from `on_game` stops the games.
+pub fn self_play_each<E>(
+    config: &TuneConfig,
+    games: usize,
+    mut on_game: impl FnMut(usize, Vec<Sample>) -> Result<(), E>,
+) -> Result<(), E> {
     let weights = Weights::for_kind(config.ruleset.kind());
     let work = |i: usize| {
         let seed = config.seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(i as u64);
@@ -82,16 +100,20 @@ pub fn self_play(config: &TuneConfig, games: usize, mut on_game: impl FnMut(usiz
             })
             .collect()
     };
-    let mut by_game = vec![Vec::new(); games];
-    let mut done = 0;
+    // Games finish out of order on several threads: each waits here until the games
+    // before it are handed over, so the output is the same for any number of threads.
+    let mut waiting = std::collections::BTreeMap::new();
+    let (mut next, mut done) = (0, 0);
     parallel(games, config.threads, work, |i, s| {
-        by_game[i] = s;
+        waiting.insert(i, s);
         done += 1;
-        on_game(done);
-        Ok::<_, std::convert::Infallible>(std::ops::ControlFlow::Continue(()))
+        while let Some(s) = waiting.remove(&next) {
+            next += 1;
+            on_game(done, s)?;
+        }
+        Ok(std::ops::ControlFlow::Continue(()))
     })
-    .expect("collecting a game cannot fail");
-    by_game.concat()
+    .map(|_| ())
 }
 
 /// Writes `samples` as a dataset: one line `POSITION<TAB>SCORE<TAB>RESULT` each.

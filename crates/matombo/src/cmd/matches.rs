@@ -37,8 +37,10 @@ Examples:
 
 A search engine written with `egtb` (e.g. `hard,egtb`) probes the endgame tables of --egtb;
 one written with `weights=FILE` evaluates with the weights of FILE (as `matombo tune` writes
-them) instead of the game's own, and one written with `net=FILE` with the network of FILE (as
-`matombo train net` writes it; it must be trained for the match's game and board size).
+them) instead of the game's own, never with a network. A search evaluates with its board's
+built-in network where there is one (nsolo:8), with the network of FILE if written `net=FILE`
+(as `matombo train net` writes it; trained for the match's game and board size), or with the
+weights alone if written `net=none`.
 
 With --positions FILE the games start from the file's positions instead (one a line, the
 ruleset taken from them; `#` starts a comment), each played twice with colours swapped,

@@ -9,7 +9,7 @@ use matombo_ai::Limits;
 use matombo_core::Ruleset;
 use serde::Serialize;
 
-use matombo_lab::nnue::{read_dataset, self_play, train, write_dataset, TrainConfig};
+use matombo_lab::nnue::{read_dataset, self_play_each, train, write_dataset, TrainConfig};
 use matombo_lab::tuning::{limits_text, TuneConfig};
 
 /// The two steps of `matombo train`.
@@ -192,15 +192,22 @@ fn data(args: DataArgs) -> anyhow::Result<()> {
     };
     let bar = super::progress(args.games as u64, "{bar:30} {pos}/{len} games  [{elapsed_precise}, eta {eta}]");
     let started = std::time::Instant::now();
-    let samples = self_play(&config, args.games, |done| bar.set_position(done as u64));
+    // Each game's samples are written as it ends (in the games' order): nothing is held
+    // in memory, and the file is renamed into place once every game is in.
+    let mut count = 0;
+    write_atomically(&args.out, |w| {
+        self_play_each(&config, args.games, |done, samples| {
+            bar.set_position(done as u64);
+            count += samples.len();
+            write_dataset(w, &samples)
+        })
+    })?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
-    anyhow::ensure!(
-        !samples.is_empty(),
-        "no game of the {} ended within --max-turns with a quiet position",
-        args.games
-    );
-    write_atomically(&args.out, |w| write_dataset(w, &samples))?;
+    if count == 0 {
+        let _ = std::fs::remove_file(&args.out);
+        anyhow::bail!("no game of the {} ended within --max-turns with a quiet position", args.games);
+    }
     let limits = limits_text(&limits);
     if args.json {
         #[derive(Serialize)]
@@ -215,7 +222,7 @@ fn data(args: DataArgs) -> anyhow::Result<()> {
         let out = Out {
             ruleset: args.ruleset.to_string(),
             games: args.games,
-            samples: samples.len(),
+            samples: count,
             limits,
             seconds,
             out: args.out.display().to_string(),
@@ -226,7 +233,7 @@ fn data(args: DataArgs) -> anyhow::Result<()> {
             "{} games on {} at {limits} in {seconds:.0}s: {} samples written to {}",
             args.games,
             args.ruleset,
-            samples.len(),
+            count,
             args.out.display()
         );
     }
