@@ -20,17 +20,16 @@
 
 use std::fmt;
 use std::io::{self, Write};
-use std::sync::atomic::AtomicBool;
 
 use matombo_ai::nnue::{active, inputs, NetError, Network, HIDDEN};
-use matombo_ai::{evaluate, is_quiet, Engine, Weights, DECISIVE_BOUND};
-use matombo_core::{Game, Position, Ruleset, Side};
+use matombo_ai::{evaluate, is_quiet, Weights, DECISIVE_BOUND};
+use matombo_core::{Position, Ruleset, Side};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::texel::predict;
+use crate::parallel;
+use crate::texel::{predict, result_for, self_play_game};
 use crate::tuning::TuneConfig;
-use crate::{opening, parallel};
 
 /// One labelled position.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,36 +68,20 @@ pub fn self_play_each<E>(
 ) -> Result<(), E> {
     let weights = Weights::for_kind(config.ruleset.kind());
     let work = |i: usize| {
-        let seed = config.seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(i as u64);
-        let start = opening(config.ruleset, config.opening_turns, |a| seed ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let mut engine = Engine::with_weights(seed, weights);
-        let stop = AtomicBool::new(false);
-        let mut game = Game::new(start);
         let mut scored = Vec::new();
-        while !game.is_over() && game.moves().len() < config.max_turns {
-            let pos = game.position().clone();
-            let history = &game.positions()[..game.positions().len() - 1];
-            let Some(r) = engine.search_with(&pos, config.limits, &stop, history, &[], &mut |_| {}) else { break };
-            if r.score.abs() <= DECISIVE_BOUND && is_quiet(&pos) {
-                scored.push((pos, r.score));
+        let played = self_play_game(config, weights, i, |pos, r| {
+            if r.score.abs() <= DECISIVE_BOUND && is_quiet(pos) {
+                scored.push((pos.clone(), r.score));
             }
-            if game.play(&r.best).is_err() {
-                break;
-            }
-        }
-        let Some(outcome) = game.outcome() else { return Vec::new() };
-        let result = |side: Side| match outcome.winner {
-            Some(w) if w == side => 1.0,
-            Some(_) => 0.0,
-            None => 0.5,
-        };
+        });
+        let Some(outcome) = played.and_then(|g| g.outcome()) else { return Vec::new() };
         scored
             .into_iter()
             .map(|(position, score)| {
-                let result = result(position.side_to_move());
+                let result = result_for(&outcome, position.side_to_move()) as f32;
                 Sample { position, score, result }
             })
-            .collect()
+            .collect::<Vec<_>>()
     };
     // Games finish out of order on several threads: each waits here until the games
     // before it are handed over, so the output is the same for any number of threads.

@@ -12,8 +12,8 @@
 
 use std::sync::atomic::AtomicBool;
 
-use matombo_ai::{features, is_quiet, Engine, Weights, FEATURES};
-use matombo_core::{Game, Side};
+use matombo_ai::{features, is_quiet, Engine, SearchResult, Weights, FEATURES};
+use matombo_core::{Game, Outcome, Position, Side};
 
 use crate::tuning::{TuneConfig, MAX_WEIGHT};
 use crate::{opening, parallel};
@@ -32,29 +32,12 @@ pub struct Sample {
 /// The result does not depend on the number of threads.
 pub fn self_play(config: &TuneConfig, weights: Weights, games: usize) -> Vec<Sample> {
     let work = |i: usize| {
-        let seed = config.seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(i as u64);
-        let start = opening(config.ruleset, config.opening_turns, |a| seed ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let mut engine = Engine::with_weights(seed, weights);
-        let stop = AtomicBool::new(false);
-        let mut game = Game::new(start);
-        while !game.is_over() && game.moves().len() < config.max_turns {
-            let pos = game.position().clone();
-            let history = &game.positions()[..game.positions().len() - 1];
-            let Some(r) = engine.search_with(&pos, config.limits, &stop, history, &[], &mut |_| {}) else { break };
-            if game.play(&r.best).is_err() {
-                break;
-            }
-        }
-        let Some(outcome) = game.outcome() else { return Vec::new() };
-        let result = |side: Side| match outcome.winner {
-            Some(w) if w == side => 1.0,
-            Some(_) => 0.0,
-            None => 0.5,
-        };
+        let Some(game) = self_play_game(config, weights, i, |_, _| {}) else { return Vec::new() };
+        let outcome = game.outcome().expect("a finished game");
         game.positions()
             .iter()
             .filter(|p| p.has_legal_turn() && is_quiet(p))
-            .map(|p| Sample { features: features(p), result: result(p.side_to_move()) })
+            .map(|p| Sample { features: features(p), result: result_for(&outcome, p.side_to_move()) })
             .collect()
     };
     let mut by_game = vec![Vec::new(); games];
@@ -64,6 +47,42 @@ pub fn self_play(config: &TuneConfig, weights: Weights, games: usize) -> Vec<Sam
     })
     .expect("collecting a game cannot fail");
     by_game.concat()
+}
+
+/// Self-play game `i` of `config` (its opening and engine seeded from `config.seed` and
+/// `i`) with `weights` on both sides, `on_turn` told every position searched and the search's
+/// result; the game if it ended within the turn cap. The data of the Texel fit and of the
+/// network's training both come from these games.
+pub fn self_play_game(
+    config: &TuneConfig,
+    weights: Weights,
+    i: usize,
+    mut on_turn: impl FnMut(&Position, &SearchResult),
+) -> Option<Game> {
+    let seed = config.seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(i as u64);
+    let start = opening(config.ruleset, config.opening_turns, |a| seed ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut engine = Engine::with_weights(seed, weights);
+    let stop = AtomicBool::new(false);
+    let mut game = Game::new(start);
+    while !game.is_over() && game.moves().len() < config.max_turns {
+        let pos = game.position().clone();
+        let history = &game.positions()[..game.positions().len() - 1];
+        let Some(r) = engine.search_with(&pos, config.limits, &stop, history, &[], &mut |_| {}) else { break };
+        on_turn(&pos, &r);
+        if game.play(&r.best).is_err() {
+            break;
+        }
+    }
+    game.outcome().is_some().then_some(game)
+}
+
+/// A game's result for `side`: 1 won, ½ drawn, 0 lost.
+pub fn result_for(outcome: &Outcome, side: Side) -> f64 {
+    match outcome.winner {
+        Some(w) if w == side => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    }
 }
 
 /// The logistic prediction of the result from a score in hundredths of a stone.
