@@ -271,9 +271,9 @@ pub struct Engine {
     net: NetChoice,
 }
 
-/// The network an engine evaluates with.
-#[derive(Clone)]
-enum NetChoice {
+/// The network an engine evaluates with ([`Engine::with_net`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetChoice {
     /// The built-in network of the board, if it has one ([`nnue::builtin`]).
     Builtin,
     /// This network on the board it was trained for.
@@ -342,25 +342,14 @@ impl Engine {
         self
     }
 
-    /// This engine evaluating with `net` on the board it was trained for ([`Network::fits`]);
-    /// other boards keep the weights.
-    pub fn with_net(mut self, net: Arc<Network>) -> Engine {
-        self.net = NetChoice::Given(net);
+    /// This engine evaluating as `net` says: the built-in network of a board (what
+    /// [`Engine::new`] does), a given network on the board it was trained for
+    /// ([`Network::fits`]; other boards keep the weights), or the weights alone (to measure a
+    /// network against them).
+    pub fn with_net(mut self, net: NetChoice) -> Engine {
+        self.net = net;
         self.tt = Table::with_mib(self.tt.mib());
         self
-    }
-
-    /// This engine evaluating with the weights alone, without the built-in networks (to
-    /// measure a network against them).
-    pub fn without_net(mut self) -> Engine {
-        self.net = NetChoice::Off;
-        self.tt = Table::with_mib(self.tt.mib());
-        self
-    }
-
-    /// The network this engine evaluates `ruleset`'s positions with, if any.
-    pub fn net_for(&self, ruleset: Ruleset) -> Option<&Network> {
-        self.net.for_board(ruleset)
     }
 
     /// The endgame tables this engine probes.

@@ -524,7 +524,7 @@ mod tests {
 
     #[test]
     fn searches_evaluate_with_the_network_on_its_board_only() {
-        use crate::{Engine, Limits};
+        use crate::{Engine, Limits, NetChoice};
         use std::sync::atomic::AtomicBool;
         use std::sync::Arc;
         let stop = AtomicBool::new(false);
@@ -532,14 +532,14 @@ mod tests {
             let ruleset: Ruleset = name.parse().unwrap();
             let (net, ..) = random_net(ruleset, 4);
             let net = Arc::new(net);
-            let mut engine = Engine::new(1).with_net(net.clone());
+            let mut engine = Engine::new(1).with_net(NetChoice::Given(net.clone()));
             let mut pos = Position::start(ruleset);
             for turn in 0..24 {
                 // One turn deep, the score is a child's network score; deeper
                 // searches check every incremental accumulator against a refresh (debug
                 // assertions in the search).
                 let one = Limits { depth: Some(1), ..Limits::default() };
-                let r = Engine::new(1).with_net(net.clone()).search(&pos, one, &stop).unwrap();
+                let r = Engine::new(1).with_net(NetChoice::Given(net.clone())).search(&pos, one, &stop).unwrap();
                 let best = pos.turns().map(|(_, c)| -net.evaluate(&c)).max().unwrap();
                 // The root weighs a few bonus sets of a capture, not all: at most the
                 // best of every turn, and exactly the network's score of the turn chosen.
@@ -557,7 +557,7 @@ mod tests {
         let (net, ..) = random_net("nsolo:8".parse().unwrap(), 4);
         let pos = Position::start("tsoro:8".parse().unwrap());
         let limits = Limits { depth: Some(5), ..Limits::default() };
-        let a = Engine::new(1).with_net(Arc::new(net)).search(&pos, limits, &stop).unwrap();
+        let a = Engine::new(1).with_net(NetChoice::Given(Arc::new(net))).search(&pos, limits, &stop).unwrap();
         let b = Engine::new(1).search(&pos, limits, &stop).unwrap();
         assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
     }

@@ -20,7 +20,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use matombo_ai::nnue::Network;
-use matombo_ai::{greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, DEFAULT_HASH_MIB, MAX_HASH_MIB};
+use matombo_ai::{
+    greedy_turn, random_turn, Engine, Level, Limits, Mcts, MctsConfig, NetChoice, DEFAULT_HASH_MIB, MAX_HASH_MIB,
+};
 use matombo_core::{Game, Position, Record, Ruleset, Side, Token};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -50,7 +52,7 @@ pub enum Spec {
         weights: Option<matombo_ai::Weights>,
         /// The evaluation network: the board's built-in one, one read from a file
         /// (`net=FILE`, as `matombo train net` writes it), or none (`net=none`).
-        net: NetSpec,
+        net: NetChoice,
         /// The spec as written.
         text: String,
     },
@@ -65,15 +67,27 @@ pub enum Spec {
     },
 }
 
-/// Which network a search spec evaluates with (the weights where it has none).
-#[derive(Clone, Debug, PartialEq)]
-pub enum NetSpec {
-    /// The board's built-in network if it has one (`matombo_ai::nnue::builtin`).
-    Builtin,
-    /// The network of a file (`net=FILE`), on its board only.
-    File(std::sync::Arc<Network>),
-    /// No network: the weights alone (`net=none`).
-    Off,
+/// The network of `net=FILE` (a file `matombo train net` wrote) or `net=none` (the
+/// weights alone), as an engine spec and `matombo bench --net` write it.
+pub fn parse_net(v: &str) -> Result<NetChoice, String> {
+    if v == "none" {
+        return Ok(NetChoice::Off);
+    }
+    let bytes = std::fs::read(v).map_err(|e| format!("cannot read network file {v:?}: {e}"))?;
+    let net = Network::from_bytes(&bytes).map_err(|e| format!("bad network file {v:?}: {e}"))?;
+    Ok(NetChoice::Given(std::sync::Arc::new(net)))
+}
+
+/// An error if `net` is a given network trained for another board than `ruleset`'s: it
+/// would silently leave the weights to evaluate.
+pub fn check_net(net: &NetChoice, ruleset: Ruleset) -> Result<(), String> {
+    match net {
+        NetChoice::Given(n) if !n.fits(ruleset) => Err(format!(
+            "the network is trained for {}, not for {ruleset} (a network evaluates one game on one board size)",
+            n.ruleset()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Parses `mcts[,time=MS][,nodes=N][,c=X][,playout=T][,scale=S][,prior=V][,mm=A]`.
@@ -125,7 +139,7 @@ impl FromStr for Spec {
         let mut hash_mib = DEFAULT_HASH_MIB;
         let mut egtb = false;
         let mut weights = None;
-        let mut net = NetSpec::Builtin;
+        let mut net = NetChoice::Builtin;
         for (i, part) in s.split(',').enumerate() {
             let part = part.trim();
             if i == 0 {
@@ -149,14 +163,8 @@ impl FromStr for Spec {
                 weights = Some(w);
                 continue;
             }
-            if k == "net" && v == "none" {
-                net = NetSpec::Off;
-                continue;
-            }
             if k == "net" {
-                let bytes = std::fs::read(v).map_err(|e| format!("cannot read network file {v:?}: {e}"))?;
-                let n = Network::from_bytes(&bytes).map_err(|e| format!("bad network file {v:?}: {e}"))?;
-                net = NetSpec::File(std::sync::Arc::new(n));
+                net = parse_net(v)?;
                 continue;
             }
             let n: u64 = v.parse().map_err(|_| format!("bad number {v:?} in engine spec {s:?}"))?;
@@ -178,13 +186,10 @@ impl FromStr for Spec {
 
 impl Spec {
     /// An error if the spec's network (`net=FILE`) was trained for another board than
-    /// `ruleset`'s: it would silently fall back to the weights.
+    /// `ruleset`'s ([`check_net`]).
     pub fn check_net(&self, ruleset: Ruleset) -> Result<(), String> {
         match self {
-            Spec::Search { net: NetSpec::File(net), text, .. } if !net.fits(ruleset) => Err(format!(
-                "the network of {text:?} is trained for {}, not for {ruleset} (a network evaluates one game on one board size)",
-                net.ruleset()
-            )),
+            Spec::Search { net, text, .. } => check_net(net, ruleset).map_err(|e| format!("{text:?}: {e}")),
             _ => Ok(()),
         }
     }
@@ -217,13 +222,12 @@ impl Player {
         };
         let (hash_mib, weights, net) = match spec {
             Spec::Search { hash_mib, weights, net, .. } => (*hash_mib, *weights, net.clone()),
-            _ => (DEFAULT_HASH_MIB, None, NetSpec::Builtin),
+            _ => (DEFAULT_HASH_MIB, None, NetChoice::Builtin),
         };
         let mut engine = weights.map_or_else(|| Engine::new(seed), |w| Engine::with_weights(seed, w));
-        match net {
-            NetSpec::Builtin => {}
-            NetSpec::File(net) => engine = engine.with_net(net),
-            NetSpec::Off => engine = engine.without_net(),
+        // Given weights mean no network unless one is written too.
+        if net != NetChoice::Builtin {
+            engine = engine.with_net(net);
         }
         Player {
             spec: spec.clone(),
@@ -523,17 +527,17 @@ mod tests {
         let file = std::env::temp_dir().join(format!("matombo-spec-net-{}.nnue", std::process::id()));
         std::fs::write(&file, net.to_bytes()).unwrap();
         let spec: Spec = format!("nodes=300,net={}", file.display()).parse().unwrap();
-        let Spec::Search { net: NetSpec::File(read), limits, .. } = &spec else { panic!("{spec:?}") };
+        let Spec::Search { net: NetChoice::Given(read), limits, .. } = &spec else { panic!("{spec:?}") };
         assert_eq!((**read == net, limits.nodes), (true, Some(300)));
         assert_eq!(spec.check_net(ruleset), Ok(()));
         let err = spec.check_net("tsoro:8".parse().unwrap()).unwrap_err();
-        assert!(err.contains("trained for nsolo:8, not for tsoro:8"), "{err}");
+        assert!(err.contains("trained for nsolo:8, not for tsoro:8") && err.contains("nodes=300"), "{err}");
         // The player searches with it: a legal turn.
         let game = Game::new(Position::start(ruleset));
         let turn = Player::new(&spec, 1).choose(&game).unwrap();
         assert!(game.position().play(&turn).is_ok());
-        assert!(matches!("hard".parse::<Spec>().unwrap(), Spec::Search { net: NetSpec::Builtin, .. }));
-        assert!(matches!("hard,net=none".parse::<Spec>().unwrap(), Spec::Search { net: NetSpec::Off, .. }));
+        assert!(matches!("hard".parse::<Spec>().unwrap(), Spec::Search { net: NetChoice::Builtin, .. }));
+        assert!(matches!("hard,net=none".parse::<Spec>().unwrap(), Spec::Search { net: NetChoice::Off, .. }));
         std::fs::write(&file, b"not a network").unwrap();
         let err = format!("net={}", file.display()).parse::<Spec>().unwrap_err();
         assert!(err.contains("bad network file") && err.contains("MATOMBO-NNUE"), "{err}");

@@ -295,6 +295,16 @@ fn bench_prints_the_search_signature() {
     assert_eq!(out.trim(), format!("signature: {} nodes", sig.total()));
 }
 
+#[test]
+fn bench_net_takes_a_file_or_none_and_refuses_a_bad_one() {
+    let (ok, out, err) = matombo(&["bench", "--ruleset", "nsolo:8", "--net", "none", "--seconds", "0.05", "--json"]);
+    assert!(ok, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["ruleset"], "nsolo:8");
+    let (ok, _, err) = matombo(&["bench", "--net", "no-such-file.nnue"]);
+    assert!(!ok && err.contains("cannot read network file"), "{err}");
+}
+
 /// `--positions`: every position is played twice, colours swapped, from the file's own
 /// position, and each game's length and result are listed as the records show them.
 #[test]

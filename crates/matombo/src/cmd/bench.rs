@@ -2,11 +2,9 @@
 //! search's node-count signature (`matombo_ai::bench`).
 
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use matombo_ai::nnue::Network;
+use matombo_ai::NetChoice;
 use matombo_core::{random_playout, Position, Ruleset};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -15,7 +13,7 @@ use serde::Serialize;
 /// Arguments of `matombo bench`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  matombo bench\n  matombo bench --seconds 3 --json\n  matombo bench --ruleset tsoro:8 --ruleset nsolo:36\n  matombo bench --signature\n  matombo bench --net nsolo8.nnue"
+    after_help = "Examples:\n  matombo bench\n  matombo bench --seconds 3 --json\n  matombo bench --ruleset tsoro:8 --ruleset nsolo:36\n  matombo bench --signature\n  matombo bench --ruleset nsolo:8 --net none\n  matombo bench --net nsolo8.nnue"
 )]
 pub struct Args {
     /// Rulesets to measure (default: tsoro:8, tsoro:21, nsolo:8, nsolo:36).
@@ -37,10 +35,11 @@ pub struct Args {
     /// fixed position set; it changes exactly when what the search does changes).
     #[arg(long)]
     pub signature: bool,
-    /// Search with the evaluation network of this file (as `matombo train net` writes it)
-    /// on its board; the default rulesets become that board alone.
-    #[arg(long, value_name = "FILE", conflicts_with = "signature")]
-    pub net: Option<std::path::PathBuf>,
+    /// Search with the evaluation network of this file (as `matombo train net` writes it;
+    /// the default rulesets become its board alone), or with `none` the weights alone
+    /// instead of a board's built-in network.
+    #[arg(long, value_name = "FILE|none", conflicts_with = "signature", value_parser = matombo_lab::arena::parse_net)]
+    pub net: Option<NetChoice>,
 }
 
 /// The signature as `--signature --json` prints it.
@@ -79,7 +78,7 @@ fn perft_depth(r: Ruleset) -> u32 {
     }
 }
 
-fn measure(r: Ruleset, args: &Args, net: Option<&Arc<Network>>) -> Row {
+fn measure(r: Ruleset, args: &Args) -> Row {
     let start = Position::start(r);
     let budget = Duration::from_secs_f64(args.seconds);
     let mut rng = SmallRng::seed_from_u64(args.seed);
@@ -98,11 +97,8 @@ fn measure(r: Ruleset, args: &Args, net: Option<&Arc<Network>>) -> Row {
     let perft_secs = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
     let limits = matombo_ai::Limits { time: Some(budget), depth: None, nodes: None };
-    let mut engine = matombo_ai::Engine::new(args.seed);
-    if let Some(net) = net.filter(|n| n.fits(r)) {
-        engine = engine.with_net(net.clone());
-    }
-    let result = engine.search(&start, limits, &AtomicBool::new(false));
+    let net = args.net.clone().unwrap_or(NetChoice::Builtin);
+    let result = matombo_ai::Engine::new(args.seed).with_net(net).search(&start, limits, &AtomicBool::new(false));
     let search_secs = t2.elapsed().as_secs_f64();
     Row {
         ruleset: r.to_string(),
@@ -129,14 +125,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let net = match &args.net {
-        Some(path) => {
-            let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            Some(Arc::new(Network::from_bytes(&bytes).with_context(|| format!("bad network file {}", path.display()))?))
-        }
-        None => None,
-    };
-    let names = if let (Some(net), true) = (&net, args.rulesets.is_empty()) {
+    let names = if let (Some(NetChoice::Given(net)), true) = (&args.net, args.rulesets.is_empty()) {
         vec![net.ruleset().to_string()]
     } else if args.rulesets.is_empty() {
         vec!["tsoro:8".to_string(), "tsoro:21".into(), "nsolo:8".into(), "nsolo:36".into()]
@@ -147,6 +136,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|n| n.parse().map_err(|e| anyhow::anyhow!("bad ruleset {n:?}: {e}")))
         .collect::<Result<_, _>>()?;
+    if let Some(net) = &args.net {
+        for &r in &rulesets {
+            matombo_lab::arena::check_net(net, r).map_err(anyhow::Error::msg)?;
+        }
+    }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         anyhow::bail!("--seconds must be between 0 and 600");
     }
@@ -157,7 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for r in rulesets {
         bar.set_message(r.to_string());
-        rows.push(measure(r, &args, net.as_ref()));
+        rows.push(measure(r, &args));
         bar.inc(1);
     }
     bar.finish_and_clear();
